@@ -1,0 +1,587 @@
+"""Relay AST: small immutable nodes whose identity is the node (shared graph nodes stay shared).
+
+Expression nodes compare and hash by identity, as TVM's ObjectRefs do; types, ops, globals and
+constructors compare by value. Nothing mutates a node after construction: passes build new nodes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+import numpy as np
+
+from .errors import Span
+
+# --------------------------------------------------------------------------------------- types
+
+
+class Type:
+    """Base of Relay types (value equality)."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TensorType(Type):
+    """`Tensor[(d0, d1), dtype]`; a rank-0 tensor prints as the bare dtype; `None` is `?`."""
+
+    shape: tuple[int | None, ...]
+    dtype: str
+
+
+@dataclass(frozen=True, slots=True)
+class TupleType(Type):
+    """`(T1, T2)`; `()` is unit."""
+
+    fields: tuple[Type, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FuncType(Type):
+    """`fn [A](T1, T2) -> R`."""
+
+    arg_types: tuple[Type, ...]
+    ret_type: Type
+    type_params: tuple[TypeVar, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RefType(Type):
+    """`ref(T)`: a mutable cell holding a T."""
+
+    value: Type
+
+
+@dataclass(frozen=True, slots=True)
+class TypeVar(Type):
+    """A type parameter (of an ADT or a polymorphic function)."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class TypeCall(Type):
+    """An ADT applied to arguments: `List[A]`; a nullary ADT has `args == ()`."""
+
+    name: str
+    args: tuple[Type, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class IncompleteType(Type):
+    """`_`: a hole for inference to fill."""
+
+
+UNIT = TupleType(())
+
+# --------------------------------------------------------------------------------------- attrs
+
+AttrValue = Union[int, float, bool, str, None, tuple["AttrValue", ...], "Expr"]
+
+
+@dataclass(frozen=True, slots=True)
+class Attrs(Mapping[str, Any]):
+    """Ordered call/function attributes, e.g. `units=20, axis=-1`; `type_key` as in TVM when known."""
+
+    items_: tuple[tuple[str, AttrValue], ...] = ()
+    type_key: str | None = None
+
+    def __getitem__(self, key: str) -> AttrValue:
+        for k, v in self.items_:
+            if k == key:
+                return v
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return (k for k, _ in self.items_)
+
+    def __len__(self) -> int:
+        return len(self.items_)
+
+    @staticmethod
+    def of(type_key: str | None = None, **kw: AttrValue) -> Attrs:
+        """Build attrs from keyword arguments, in order."""
+        return Attrs(tuple(kw.items()), type_key)
+
+
+EMPTY_ATTRS = Attrs()
+
+# ---------------------------------------------------------------------------------- expressions
+
+
+class Expr:
+    """Base of Relay expressions (identity equality unless a subclass says otherwise)."""
+
+    __slots__ = ()
+
+
+def _span() -> Any:
+    return field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Var(Expr):
+    """A local variable; its identity is the binding (name_hint need not be unique)."""
+
+    name_hint: str
+    type_annotation: Type | None = None
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class GlobalVar(Expr):
+    """`@name`: a module-level function."""
+
+    name_hint: str
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Op(Expr):
+    """A primitive operator such as `nn.dense`."""
+
+    name: str
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Constructor(Expr):
+    """An ADT constructor; `inputs` are field types over the ADT's type vars."""
+
+    name_hint: str
+    inputs: tuple[Type, ...]
+    belong_to: str
+    tag: int
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Constant(Expr):
+    """A tensor constant; scalars print as literals (`1f`, `42i64`, `True`)."""
+
+    data: np.ndarray
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Tuple(Expr):
+    """`(a, b)`; `()` is the unit value."""
+
+    fields: tuple[Expr, ...]
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class TupleGetItem(Expr):
+    """`e.N`."""
+
+    tuple_value: Expr
+    index: int
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Call(Expr):
+    """`op(args, attrs)`; op is an Op, GlobalVar, Constructor or any function-valued expr."""
+
+    op: Expr
+    args: tuple[Expr, ...]
+    attrs: Attrs = EMPTY_ATTRS
+    type_args: tuple[Type, ...] = ()
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Let(Expr):
+    """`let %var = value; body`."""
+
+    var: Var
+    value: Expr
+    body: Expr
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class If(Expr):
+    """`if (cond) { a } else { b }` on a bool scalar tensor."""
+
+    cond: Expr
+    true_branch: Expr
+    false_branch: Expr
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Function(Expr):
+    """`fn [T](%x: T, attrs) -> R { body }`."""
+
+    params: tuple[Var, ...]
+    body: Expr
+    ret_type: Type | None = None
+    type_params: tuple[TypeVar, ...] = ()
+    attrs: Attrs = EMPTY_ATTRS
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class RefCreate(Expr):
+    """`ref(e)`: allocate a fresh mutable cell holding e."""
+
+    value: Expr
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class RefRead(Expr):
+    """`ref_read(r)`."""
+
+    ref: Expr
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class RefWrite(Expr):
+    """`ref_write(r, v)`; evaluates to `()`."""
+
+    ref: Expr
+    value: Expr
+    span: Span | None = _span()
+
+
+class Pattern:
+    """Base of match patterns."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class PatternWildcard(Pattern):
+    """`_`."""
+
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class PatternVar(Pattern):
+    """`%x` (optionally typed): binds the matched value."""
+
+    var: Var
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class PatternConstructor(Pattern):
+    """`Cons(%h, _)`."""
+
+    constructor: Constructor
+    patterns: tuple[Pattern, ...] = ()
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class PatternTuple(Pattern):
+    """`(%a, _)`."""
+
+    patterns: tuple[Pattern, ...]
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Clause:
+    """`pattern => rhs`."""
+
+    lhs: Pattern
+    rhs: Expr
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Match(Expr):
+    """`match (e) { clauses }`; `complete=False` is `match?`."""
+
+    data: Expr
+    clauses: tuple[Clause, ...]
+    complete: bool = True
+    span: Span | None = _span()
+
+
+# ------------------------------------------------------------------------------------- modules
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class TypeData:
+    """`type List[A] { Cons(A, List[A]), Nil }`; `extern type Storage` has no constructors."""
+
+    name: str
+    type_vars: tuple[TypeVar, ...]
+    constructors: tuple[Constructor, ...]
+    extern: bool = False
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Module:
+    """An IRModule: global functions and type definitions, each by name (insertion-ordered)."""
+
+    functions: Mapping[str, Function]
+    type_defs: Mapping[str, TypeData] = field(default_factory=dict)
+    source_name: str = "from_string"
+
+    def __getitem__(self, name: str) -> Function:
+        return self.functions[name]
+
+    def with_function(self, name: str, fn: Function) -> Module:
+        """A new module with `@name` (re)defined as fn."""
+        fns = dict(self.functions)
+        fns[name] = fn
+        return Module(fns, self.type_defs, self.source_name)
+
+    def constructor(self, name: str) -> Constructor | None:
+        """The constructor called `name`, if any type definition declares one."""
+        for td in self.type_defs.values():
+            for c in td.constructors:
+                if c.name_hint == name:
+                    return c
+        return None
+
+
+# ------------------------------------------------------------------------------------ traversal
+
+
+def children(e: Expr) -> tuple[Expr, ...]:
+    """Direct sub-expressions in evaluation order (match clause bodies included)."""
+    if isinstance(e, Tuple):
+        return e.fields
+    if isinstance(e, TupleGetItem):
+        return (e.tuple_value,)
+    if isinstance(e, Call):
+        attr_exprs = tuple(v for _, v in e.attrs.items_ if isinstance(v, Expr))
+        return (e.op, *e.args, *attr_exprs)
+    if isinstance(e, Let):
+        return (e.var, e.value, e.body)
+    if isinstance(e, If):
+        return (e.cond, e.true_branch, e.false_branch)
+    if isinstance(e, Function):
+        return (*e.params, e.body)
+    if isinstance(e, RefCreate):
+        return (e.value,)
+    if isinstance(e, RefRead):
+        return (e.ref,)
+    if isinstance(e, RefWrite):
+        return (e.ref, e.value)
+    if isinstance(e, Match):
+        return (e.data, *(c.rhs for c in e.clauses))
+    return ()
+
+
+def post_order(root: Expr) -> list[Expr]:
+    """Every distinct node reachable from root, children before parents, without recursion."""
+    out: list[Expr] = []
+    seen: set[int] = set()
+    stack: list[tuple[Expr, bool]] = [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            out.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        for c in reversed(children(node)):
+            if id(c) not in seen:
+                stack.append((c, False))
+    return out
+
+
+def pattern_vars(p: Pattern) -> list[Var]:
+    """Variables a pattern binds, left to right."""
+    out: list[Var] = []
+    stack = [p]
+    while stack:
+        q = stack.pop()
+        if isinstance(q, PatternVar):
+            out.append(q.var)
+        elif isinstance(q, (PatternConstructor, PatternTuple)):
+            stack.extend(reversed(q.patterns))
+    return out
+
+
+def bound_vars(e: Expr) -> list[Var]:
+    """Variables bound anywhere in e (let vars, params, pattern vars)."""
+    out: list[Var] = []
+    for n in post_order(e):
+        if isinstance(n, Let):
+            out.append(n.var)
+        elif isinstance(n, Function):
+            out.extend(n.params)
+        elif isinstance(n, Match):
+            for c in n.clauses:
+                out.extend(pattern_vars(c.lhs))
+    return out
+
+
+def free_vars(e: Expr) -> list[Var]:
+    """Variables used in e but not bound in it, in first-occurrence order."""
+    bound = {id(v) for v in bound_vars(e)}
+    out: list[Var] = []
+    seen: set[int] = set()
+    for n in post_order(e):
+        if isinstance(n, Var) and id(n) not in bound and id(n) not in seen:
+            seen.add(id(n))
+            out.append(n)
+    return out
+
+
+def let_chain(e: Expr) -> tuple[list[Let], Expr]:
+    """Flatten `let a = ..; let b = ..; body` into its lets and the final body, iteratively."""
+    lets: list[Let] = []
+    while isinstance(e, Let):
+        lets.append(e)
+        e = e.body
+    return lets, e
+
+
+class ExprMutator:
+    """Rebuilds an expression bottom-up, memoised by node identity so sharing is preserved.
+
+    Subclasses override `visit_<ClassName>(node)`; the defaults rebuild a node only when a
+    child changed. Let chains are walked iteratively so 10k-long chains need no deep recursion.
+    """
+
+    def __init__(self) -> None:
+        self.memo: dict[int, Expr] = {}
+
+    def visit(self, e: Expr) -> Expr:
+        hit = self.memo.get(id(e))
+        if hit is not None:
+            return hit
+        method: Callable[[Any], Expr] = getattr(self, "visit_" + type(e).__name__)
+        out = method(e)
+        self.memo[id(e)] = out
+        return out
+
+    def visit_pattern(self, p: Pattern) -> Pattern:
+        if isinstance(p, PatternVar):
+            v = self.visit(p.var)
+            assert isinstance(v, Var)
+            return p if v is p.var else PatternVar(v, span=p.span)
+        if isinstance(p, PatternConstructor):
+            ps = tuple(self.visit_pattern(q) for q in p.patterns)
+            if all(a is b for a, b in zip(ps, p.patterns)):
+                return p
+            return PatternConstructor(p.constructor, ps, span=p.span)
+        if isinstance(p, PatternTuple):
+            ps = tuple(self.visit_pattern(q) for q in p.patterns)
+            if all(a is b for a, b in zip(ps, p.patterns)):
+                return p
+            return PatternTuple(ps, span=p.span)
+        return p
+
+    def visit_Var(self, e: Var) -> Expr:
+        return e
+
+    def visit_GlobalVar(self, e: GlobalVar) -> Expr:
+        return e
+
+    def visit_Op(self, e: Op) -> Expr:
+        return e
+
+    def visit_Constructor(self, e: Constructor) -> Expr:
+        return e
+
+    def visit_Constant(self, e: Constant) -> Expr:
+        return e
+
+    def visit_Tuple(self, e: Tuple) -> Expr:
+        fs = tuple(self.visit(f) for f in e.fields)
+        return e if _same(fs, e.fields) else Tuple(fs, span=e.span)
+
+    def visit_TupleGetItem(self, e: TupleGetItem) -> Expr:
+        t = self.visit(e.tuple_value)
+        return e if t is e.tuple_value else TupleGetItem(t, e.index, span=e.span)
+
+    def visit_Call(self, e: Call) -> Expr:
+        op = self.visit(e.op)
+        args = tuple(self.visit(a) for a in e.args)
+        if op is e.op and _same(args, e.args):
+            return e
+        return Call(op, args, e.attrs, e.type_args, span=e.span)
+
+    def visit_Let(self, e: Let) -> Expr:
+        """Walk the chain iteratively; a subclass overriding this handles the whole chain."""
+        lets: list[Let] = []
+        cur: Expr = e
+        while isinstance(cur, Let) and (cur is e or id(cur) not in self.memo):
+            lets.append(cur)
+            cur = cur.body
+        parts = []
+        for let in lets:
+            v = self.visit(let.var)
+            assert isinstance(v, Var)
+            parts.append((let, v, self.visit(let.value)))
+        out = self.visit(cur)
+        for old, v, val in reversed(parts):
+            if v is old.var and val is old.value and out is old.body:
+                out = old
+            else:
+                out = Let(v, val, out, span=old.span)
+            self.memo[id(old)] = out
+        return out
+
+    def visit_If(self, e: If) -> Expr:
+        c, t, f = self.visit(e.cond), self.visit(e.true_branch), self.visit(e.false_branch)
+        if c is e.cond and t is e.true_branch and f is e.false_branch:
+            return e
+        return If(c, t, f, span=e.span)
+
+    def visit_Function(self, e: Function) -> Expr:
+        ps = tuple(self.visit(p) for p in e.params)
+        b = self.visit(e.body)
+        if _same(ps, e.params) and b is e.body:
+            return e
+        return Function(ps, b, e.ret_type, e.type_params, e.attrs, span=e.span)  # type: ignore[arg-type]
+
+    def visit_RefCreate(self, e: RefCreate) -> Expr:
+        v = self.visit(e.value)
+        return e if v is e.value else RefCreate(v, span=e.span)
+
+    def visit_RefRead(self, e: RefRead) -> Expr:
+        r = self.visit(e.ref)
+        return e if r is e.ref else RefRead(r, span=e.span)
+
+    def visit_RefWrite(self, e: RefWrite) -> Expr:
+        r, v = self.visit(e.ref), self.visit(e.value)
+        return e if r is e.ref and v is e.value else RefWrite(r, v, span=e.span)
+
+    def visit_Match(self, e: Match) -> Expr:
+        d = self.visit(e.data)
+        clauses = []
+        changed = d is not e.data
+        for c in e.clauses:
+            lhs = self.visit_pattern(c.lhs)
+            rhs = self.visit(c.rhs)
+            if lhs is c.lhs and rhs is c.rhs:
+                clauses.append(c)
+            else:
+                changed = True
+                clauses.append(Clause(lhs, rhs, span=c.span))
+        return Match(d, tuple(clauses), e.complete, span=e.span) if changed else e
+
+
+def _same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+
+
+def const(value: Any, dtype: str | None = None) -> Constant:
+    """A Constant from a Python scalar or array (float -> float32, int -> int32 like Relay)."""
+    if dtype is None:
+        if isinstance(value, bool):
+            dtype = "bool"
+        elif isinstance(value, int):
+            dtype = "int32" if -(2**31) <= value < 2**31 else "int64"
+        elif isinstance(value, float):
+            dtype = "float32"
+    return Constant(np.asarray(value, dtype=dtype))
