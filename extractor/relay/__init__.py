@@ -1,1 +1,1 @@
-"""The Relay language (TVM text format v0.0.5 and save_json), carried in Python since TVM 0.20 dropped it."""
+"""The Relay language (text format v0.0.5, save_json) in Python, since TVM 0.20 dropped it."""

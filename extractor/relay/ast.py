@@ -83,7 +83,7 @@ AttrValue = Union[int, float, bool, str, None, tuple["AttrValue", ...], "Expr"]
 
 @dataclass(frozen=True, slots=True)
 class Attrs(Mapping[str, Any]):
-    """Ordered call/function attributes, e.g. `units=20, axis=-1`; `type_key` as in TVM when known."""
+    """Ordered call or function attributes (`units=20`), with TVM's attrs type key if known."""
 
     items_: tuple[tuple[str, AttrValue], ...] = ()
     type_key: str | None = None
@@ -470,12 +470,12 @@ class ExprMutator:
             return p if v is p.var else PatternVar(v, span=p.span)
         if isinstance(p, PatternConstructor):
             ps = tuple(self.visit_pattern(q) for q in p.patterns)
-            if all(a is b for a, b in zip(ps, p.patterns)):
+            if all(a is b for a, b in zip(ps, p.patterns, strict=True)):
                 return p
             return PatternConstructor(p.constructor, ps, span=p.span)
         if isinstance(p, PatternTuple):
             ps = tuple(self.visit_pattern(q) for q in p.patterns)
-            if all(a is b for a, b in zip(ps, p.patterns)):
+            if all(a is b for a, b in zip(ps, p.patterns, strict=True)):
                 return p
             return PatternTuple(ps, span=p.span)
         return p
@@ -572,7 +572,7 @@ class ExprMutator:
 
 
 def _same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
 
 
 def const(value: Any, dtype: str | None = None) -> Constant:
@@ -585,3 +585,12 @@ def const(value: Any, dtype: str | None = None) -> Constant:
         elif isinstance(value, float):
             dtype = "float32"
     return Constant(np.asarray(value, dtype=dtype))
+
+
+@dataclass(frozen=True, slots=True)
+class MetaRef:
+    """`meta[TypeKey][N]` for an object Relay keeps opaque here (e.g. a VirtualDevice attribute)."""
+
+    type_key: str
+    index: int
+    fields: Mapping[str, Any] | None = field(default=None, compare=False)  # its JSON attrs

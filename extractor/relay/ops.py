@@ -103,7 +103,7 @@ for _op in (
     OpDef("mean", 1, *_REDUCE),
     OpDef("prod", 1, *_REDUCE),
     OpDef("argmax", 1, "relay.attrs.ArgReduceAttrs",
-          (F("axis", None), F("keepdims", False), F("exclude", False), F("select_last_index", False))),
+          (*_REDUCE[1], F("select_last_index", False))),
     OpDef("variance", 2, "relay.attrs.VarianceAttrs",
           (F("axis", None), F("keepdims", False), F("exclude", False), F("unbiased", False))),
     OpDef("transpose", 1, "relay.attrs.TransposeAttrs", (F("axes"),)),

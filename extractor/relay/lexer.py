@@ -1,0 +1,316 @@
+"""Tokenizer for the Relay text format v0.0.5 with the quirks of tokenizer.h (relay-notes §1.1).
+
+The lexer is regex-driven so that 20k-binding programs lex quickly; nested `/* */` comments and the
+`#[metadata]` tail are the only hand-scanned parts. Every token carries its 1-based line/column so
+the parser can put a caret under any mistake.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from .errors import ParseError, Span
+
+KEYWORDS = frozenset(
+    "let fn def if else type match extern free_var ref ref_read ref_write".split()
+)
+
+# Token kinds.
+LOCAL = "local"  # %name            value: the name (no '%')
+GRAPH = "graph"  # %123             value: int
+GLOBAL = "global"  # @name          value: the name (no '@')
+IDENT = "ident"  # foo, nn.dense    value: the (possibly dotted) name
+KEYWORD = "keyword"  # let, match?  value: the keyword text
+INT = "int"  # value: (int, dtype)
+FLOAT = "float"  # value: (float, dtype)
+BOOL = "bool"  # value: bool
+STRING = "string"  # value: the decoded string
+UNDERSCORE = "_"
+VERSION = "version"  # #[version = "0.0.5"]   value: the quoted version string, quotes included
+METADATA = "metadata"  # #[metadata] ...     value: the JSON text after the attribute
+META = "meta"  # meta[Key][N]       value: (type_key, index)
+PUNCT = "punct"  # value: the punctuation text
+EOF = "eof"
+
+PUNCTUATION = ("->", "=>", "==", "!=", "<=", ">=", "(", ")", "[", "]", "{", "}", ",", ".", ";", ":",
+               "=", "+", "-", "*", "/", "<", ">", "?")
+
+_IDENT_RE = r"[A-Za-z_][A-Za-z0-9_/]*"
+_MASTER = re.compile(
+    r"""
+    (?P<ws>[ \t\n]+|\r\n)
+  | (?P<line_comment>//[^\n]*)
+  | (?P<block_comment>/\*)
+  | (?P<version>\#\[[ \t]*version[ \t]*=[ \t]*(?P<vstr>"[^"\n]*")[ \t]*\])
+  | (?P<metadata>\#\[[ \t]*metadata[ \t]*\])
+  | (?P<meta>meta\[(?P<mkey>[A-Za-z_][A-Za-z0-9_.]*)\]\[(?P<midx>[0-9]+)\])
+  | (?P<graph>%[0-9]+(?![A-Za-z_/]))
+  | (?P<local>%"(?P<qname>[^"\n]*)"|%(?P<lname>[A-Za-z_][A-Za-z0-9_/]*))
+  | (?P<global>@(?P<gname>[A-Za-z_][A-Za-z0-9_/]*))
+  | (?P<inf>-*inff(?:16|32|64)?(?![A-Za-z0-9_/]))
+  | (?P<number>-*[0-9][0-9.eE+\-]*(?P<suffix>[fi][0-9]*)?(?P<junk>[A-Za-z0-9_/]*))
+  | (?P<ident>"""
+    + _IDENT_RE
+    + r"""(?:\.[A-Za-z_][A-Za-z0-9_/]*)*\??)
+  | (?P<string>"(?:[^"\\\n]|\\.)*")
+  | (?P<punct>->|=>|==|!=|<=|>=|[()\[\]{},.;:=+\-*/<>?])
+    """,
+    re.VERBOSE,
+)
+_DIGITS = re.compile(r"[0-9]+")
+_SKIP = re.compile(r"(?:[ \t\n]+|\r\n|//[^\n]*)*")
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "0": "\0"}
+
+_FLOAT_WIDTHS = {"": "float32", "16": "float16", "32": "float32", "64": "float64"}
+_INT_WIDTHS = {"": "int32", "8": "int8", "16": "int16", "32": "int32", "64": "int64"}
+_FLOAT_MAX = {"float16": 65504.0, "float32": 3.4028234663852886e38, "float64": float("inf")}
+
+
+@dataclass(slots=True)
+class Token:
+    """One token: kind, decoded value, source text and its position (offsets and line/col)."""
+
+    kind: str
+    value: object
+    text: str
+    start: int
+    end: int
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+
+    def is_punct(self, p: str) -> bool:
+        return self.kind == PUNCT and self.value == p
+
+    def is_kw(self, k: str) -> bool:
+        return self.kind == KEYWORD and self.value == k
+
+    def describe(self) -> str:
+        """How an error message names this token: "`;`", "local `%x`", "end of file"."""
+        if self.kind == EOF:
+            return "end of file"
+        if self.kind in (PUNCT, KEYWORD, UNDERSCORE, BOOL):
+            return f"`{self.text}`"
+        names = {
+            LOCAL: "local variable", GRAPH: "graph variable", GLOBAL: "global", IDENT: "identifier",
+            INT: "integer", FLOAT: "float", STRING: "string", VERSION: "version attribute",
+            METADATA: "metadata section", META: "meta reference",
+        }
+        shown = self.text if len(self.text) <= 40 else self.text[:37] + "..."
+        return f"{names.get(self.kind, self.kind)} `{shown}`"
+
+
+class _Lines:
+    """Offset → (line, col) by bisecting the newline offsets."""
+
+    def __init__(self, text: str) -> None:
+        self.nl = [m.start() for m in re.finditer("\n", text)]
+
+    def pos(self, off: int) -> tuple[int, int]:
+        i = bisect.bisect_left(self.nl, off)
+        start = self.nl[i - 1] + 1 if i else 0
+        return i + 1, off - start + 1
+
+
+def _err(msg: str, source: str, text: str, start: int, end: int) -> ParseError:
+    lines = _Lines(text)  # only built when there is an error to locate
+    line, col = lines.pos(start)
+    end_line, end_col = lines.pos(max(end, start + 1))
+    return ParseError(msg, Span(source, line, col, end_line, end_col), text)
+
+
+def _number(m: re.Match[str], text: str) -> tuple[str, object]:
+    """Decode a number token into (kind, (value, dtype)); raise ValueError with a message."""
+    raw = m.group("number")
+    if m.group("junk"):
+        raise ValueError(f"invalid number `{raw}`")
+    suffix = m.group("suffix") or ""
+    body = raw[: len(raw) - len(suffix)]
+    stripped = body.lstrip("-")
+    negative = (len(body) - len(stripped)) % 2 == 1  # a leading run of '-' belongs to the number
+    if suffix.startswith("f"):
+        width = suffix[1:]
+        if width not in _FLOAT_WIDTHS:
+            raise ValueError(f"invalid float width `{suffix}` in `{raw}`")
+        dtype = _FLOAT_WIDTHS[width]
+        try:
+            value = float(stripped)
+        except ValueError:
+            raise ValueError(f"invalid floating point number `{raw}`") from None
+        if abs(value) > _FLOAT_MAX[dtype]:
+            raise ValueError(f"float literal `{raw}` is out of range for {dtype}")
+        return FLOAT, (-value if negative else value, dtype)
+    if not stripped.isdigit():
+        raise ValueError(f"invalid integer number `{raw}`")
+    value_i = int(stripped)
+    if negative:
+        value_i = -value_i
+    if suffix:
+        width = suffix[1:]
+        if width not in _INT_WIDTHS:
+            raise ValueError(f"invalid integer width `{suffix}` in `{raw}`")
+        dtype = _INT_WIDTHS[width]
+    else:
+        dtype = "int32" if -(2**31) <= value_i < 2**31 else "int64"
+    bits = int(dtype[3:])
+    if not -(2 ** (bits - 1)) <= value_i < 2 ** (bits - 1):
+        raise ValueError(f"integer literal `{raw}` is out of range for {dtype}")
+    return INT, (value_i, dtype)
+
+
+def _unescape(s: str) -> str:
+    out = []
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c == "\\" and i + 1 < len(s):
+            out.append(_ESCAPES.get(s[i + 1], s[i + 1]))
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def tokenize(text: str, source_name: str = "from_string") -> list[Token]:
+    """Split Relay text into tokens (comments and whitespace dropped), ending with an EOF token."""
+    toks: list[Token] = []
+    pos = 0
+    n = len(text)
+    match = _MASTER.match
+    skip = _SKIP.match
+    # Line tracking is incremental (tokens arrive in order and never span lines).
+    cur = [1, 0, 0]  # line, offset of its first character, offset scanned up to
+
+    def add(kind: str, value: object, start: int, end: int) -> None:
+        line, line_start, scanned = cur
+        k = text.count("\n", scanned, start)
+        if k:
+            line += k
+            line_start = text.rfind("\n", scanned, start) + 1
+            cur[0], cur[1] = line, line_start
+        cur[2] = start
+        toks.append(Token(kind, value, text[start:end], start, end, line, start - line_start + 1,
+                          line, end - line_start + 1))
+
+    after_dot = False
+    while True:
+        pos = skip(text, pos).end()
+        if pos >= n:
+            break
+        if after_dot and text[pos].isdigit():
+            # After a projection dot only digits follow, so `%x.0.1` is two projections.
+            dm = _DIGITS.match(text, pos)
+            assert dm is not None
+            add(INT, (int(dm.group()), "int32"), pos, dm.end())
+            pos = dm.end()
+            after_dot = False
+            continue
+        after_dot = False
+        m = match(text, pos)
+        if m is None:
+            c = text[pos]
+            if c == "\r":
+                raise _err("carriage return must be followed by a newline", source_name,
+                           text, pos, pos + 1)
+            if c == '"':
+                raise _err("unterminated string literal", source_name, text, pos, pos + 1)
+            if c == "%":
+                raise _err("expected a variable name after `%`", source_name, text, pos,
+                           pos + 1)
+            if c == "@":
+                raise _err("expected a global name after `@`", source_name, text, pos,
+                           pos + 1)
+            if text.startswith("meta[", pos):
+                raise _err("malformed meta reference (expected `meta[TypeKey][N]`)",
+                           source_name, text, pos, pos + 5)
+            if c == "#":
+                raise _err("unknown attribute (expected `#[version = \"0.0.5\"]` or "
+                           "`#[metadata]`)", source_name, text, pos, pos + 1)
+            if c == "!":
+                raise _err("unexpected `!` (only `!=` exists; there is no `!r` dereference, "
+                           "use `ref_read(r)`)", source_name, text, pos, pos + 1)
+            raise _err(f"unexpected character `{c}`", source_name, text, pos, pos + 1)
+        kind = m.lastgroup
+        end = m.end()
+        if kind == "punct":  # the most frequent kind first
+            p = m.group("punct")
+            add(PUNCT, p, pos, end)
+            after_dot = p == "."
+            pos = end
+            continue
+        if kind == "ws" or kind == "line_comment":
+            pos = end
+            continue
+        if kind == "block_comment":
+            depth = 1
+            i = end
+            while depth:
+                j = text.find("*/", i)
+                k = text.find("/*", i)
+                if j < 0:
+                    raise _err("unterminated block comment", source_name, text, pos,
+                               pos + 2)
+                if 0 <= k < j:
+                    depth += 1
+                    i = k + 2
+                else:
+                    depth -= 1
+                    i = j + 2
+            pos = i
+            continue
+        if kind == "version":
+            add(VERSION, m.group("vstr"), pos, end)
+        elif kind == "metadata":
+            add(METADATA, text[end:], pos, end)
+            pos = n
+            break
+        elif kind == "meta":
+            add(META, (m.group("mkey"), int(m.group("midx"))), pos, end)
+        elif kind == "graph":
+            add(GRAPH, int(text[pos + 1 : end]), pos, end)
+        elif kind == "local":
+            name = m.group("lname")
+            add(LOCAL, name if name is not None else _unescape(m.group("qname")), pos, end)
+        elif kind == "global":
+            add(GLOBAL, m.group("gname"), pos, end)
+        elif kind == "inf":
+            raw = m.group("inf")
+            stripped = raw.lstrip("-")
+            negative = (len(raw) - len(stripped)) % 2 == 1
+            dtype = _FLOAT_WIDTHS[stripped[4:]]
+            add(FLOAT, (float("-inf") if negative else float("inf"), dtype), pos, end)
+        elif kind == "number":
+            try:
+                nk, val = _number(m, text)
+            except ValueError as e:
+                raise _err(str(e), source_name, text, pos, end) from None
+            add(nk, val, pos, end)
+        elif kind == "ident":
+            word = m.group("ident")
+            if word.endswith("?"):
+                if word == "match?":
+                    add(KEYWORD, "match?", pos, end)
+                    pos = end
+                    continue
+                word = word[:-1]  # a `?` after another identifier is its own token
+                end -= 1
+            if word == "meta" and text.startswith("[", end):
+                raise _err("malformed meta reference (expected `meta[TypeKey][N]`)",
+                           source_name, text, pos, end + 1)
+            if word in KEYWORDS:
+                add(KEYWORD, word, pos, end)
+            elif word == "True" or word == "False":
+                add(BOOL, word == "True", pos, end)
+            elif word == "_":
+                add(UNDERSCORE, "_", pos, end)
+            else:
+                add(IDENT, word, pos, end)
+        elif kind == "string":
+            add(STRING, _unescape(m.group("string")[1:-1]), pos, end)
+        pos = end
+    add(EOF, None, n, n)
+    return toks
