@@ -12,7 +12,7 @@ $(BIN)/aliaslog: pyproject.toml
 	touch $@
 
 demo: $(BIN)/aliaslog
-	$(BIN)/aliaslog demo
+	$(BIN)/aliaslog demo tests/data/seed_issue_program.relay
 
 test: $(BIN)/aliaslog
 	$(BIN)/ruff check aliaslog extractor tests benchmarks
