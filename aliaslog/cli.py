@@ -99,7 +99,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     print("higher-order gradient, then each DCE; max |output - output without DCE|:\n")
     result = run_seed_scenario(mod, seed=args.seed)
     print(format_table(result))
-    bad = [n for n, d in zip(result.names, result.max_abs_diff("assume-pure"), strict=True) if d > 0]
+    diffs = result.max_abs_diff("assume-pure")
+    bad = [n for n, d in zip(result.names, diffs, strict=True) if d > 0]
     print(
         f"\nassume-pure (TVM before #9542) changes: {', '.join(bad) or 'nothing'}"
         "\npurity (TVM after #9542) keeps every impure binding: outputs identical"
