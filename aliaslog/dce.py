@@ -17,7 +17,7 @@ C++ are noted where they occur.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from extractor.relay.ast import (
     Call,
@@ -51,7 +51,7 @@ from extractor.relay.errors import RelayTypeError
 from extractor.relay.ops import lookup
 from extractor.relay.typeinfer import infer_types
 
-MODES = ("assume-pure", "purity")
+MODES = ("assume-pure", "purity", "analysis")
 MAX_CALL_DEPTH = 25  # kMaxCallDepth: calls nested deeper than this are assumed impure
 
 TypeOf = Callable[[Expr], "Type | None"]
@@ -67,17 +67,26 @@ class Purity(NamedTuple):
 PURE = Purity(True, True)
 
 
-def dce(mod: Module, mode: str = "purity", inline_once: bool = False) -> Module:
-    """Dead-code-eliminate every global function of mod the way TVM did before or after #9542."""
+def dce(
+    mod: Module, mode: str = "purity", inline_once: bool = False, **analysis_options: Any
+) -> Module:
+    """Dead-code-eliminate every global function: TVM before/after #9542, or by the analysis.
+
+    `analysis_options` (entry, engine, flow_sensitive, op_effects, ...) go to
+    `aliaslog.analysis.analyze` in mode "analysis".
+    """
     if mode == "assume-pure":
         return assume_pure_dce(mod, inline_once)
     if mode == "purity":
         typed = infer_types(mod)
         return purity_dce(typed.module, typed.type_of, inline_once)
+    if mode == "analysis":
+        from .analysis import analyze
+        from .analysis_dce import remove_bindings
+
+        return remove_bindings(mod, analyze(mod, **analysis_options))
     raise ValueError(
         f"unknown DCE mode {mode!r}: valid modes are {', '.join(repr(m) for m in MODES)}"
-        + (" ('analysis' comes from the Datalog analysis, not this module)"
-           if mode == "analysis" else "")
     )
 
 

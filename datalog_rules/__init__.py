@@ -1,0 +1,6 @@
+"""The analysis rules, in plain Soufflé; shipped inside the wheel so `souffle` can run them as-is."""
+
+from pathlib import Path
+
+RULES_DIR = Path(__file__).resolve().parent
+MAIN = RULES_DIR / "main.dl"

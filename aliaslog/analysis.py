@@ -1,0 +1,302 @@
+"""Relay -> facts -> rules -> AnalysisResult: keep/remove verdicts with reasons, keyed by AST node."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from datalog_rules import MAIN
+from extractor.facts import unescape_symbol
+from extractor.relay import ast as A
+from extractor.relay_facts import Extraction, extract_relay, load_op_effects
+
+from .engines import solve
+
+REASONS = {
+    "demanded": "its value is demanded",
+    "effect": "evaluating it has a demanded or unknown effect",
+    "referenced": "kept code mentions its variable",
+}
+
+Item = tuple[str, str, int]  # a demand item: (kind, node id, field)
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a binding is kept: a reason from keep.dl and the node that witnesses it."""
+
+    reason: str
+    witness: str  # node id
+
+    def describe(self) -> str:
+        return REASONS.get(self.reason, self.reason)
+
+
+@dataclass
+class AnalysisResult:
+    """Output relations read back and mapped to the extractor's AST nodes."""
+
+    extraction: Extraction
+    relations: dict[str, list[tuple]]
+    engine: str
+    seconds: float
+    timings: dict[str, float] = field(default_factory=dict)
+    reasons: dict[str, list[Reason]] = field(default_factory=dict)  # binding id -> reasons
+    kept_ids: set[str] = field(default_factory=set)
+    removable_ids: set[str] = field(default_factory=set)
+    metrics: dict[str, int] = field(default_factory=dict)
+    _why: dict[Item, list[Item]] = field(default_factory=dict, repr=False)
+    _roots: dict[Item, str] = field(default_factory=dict, repr=False)
+
+    # ------------------------------------------------------------------- bindings
+    def bindings(self) -> Iterator[tuple[str, A.Let]]:
+        """Every let binding with its id, in id order."""
+        ids = self.extraction.ids
+        for bid in sorted(ids.binding_of, key=lambda b: int(b[1:])):
+            yield bid, ids.binding_of[bid]
+
+    def binding_id(self, let: A.Let) -> str:
+        return self.extraction.ids.binding_id[id(let)]
+
+    def is_kept(self, let: A.Let) -> bool:
+        return self.binding_id(let) in self.kept_ids
+
+    def is_removable(self, let: A.Let) -> bool:
+        return self.binding_id(let) in self.removable_ids
+
+    def kept(self) -> list[A.Let]:
+        return [let for bid, let in self.bindings() if bid in self.kept_ids]
+
+    def removable(self) -> list[A.Let]:
+        return [let for bid, let in self.bindings() if bid in self.removable_ids]
+
+    def reasons_for(self, let: A.Let) -> list[Reason]:
+        return self.reasons.get(self.binding_id(let), [])
+
+    # ------------------------------------------------------------- points-to, alias
+    def node(self, nid: str) -> object:
+        return self.extraction.ids.nodes.get(nid)
+
+    def points_to(self, e: A.Expr) -> set[str]:
+        """Object ids (allocation-site node ids, or "$opaque") that e may evaluate to."""
+        nid = self.extraction.ids.node_id.get(id(e))
+        return {o for n, o in self.relations["pts"] if n == nid}
+
+    def may_alias_pairs(self) -> list[tuple[A.Var, A.Var]]:
+        """Variable pairs that may point to the same allocated object (each pair once)."""
+        out = []
+        for a, b in self.relations["may_alias"]:
+            if a < b:
+                out.append((self.node(a), self.node(b)))
+        return out  # type: ignore[return-value]
+
+    def effects(self, let: A.Let) -> dict[str, set[str]]:
+        """What evaluating the binding's value may do, transitively through calls (cell ids)."""
+        ids = self.extraction.ids
+        start = ids.node_id[id(let.value)]
+        local: dict[str, list[tuple[str, str]]] = {}
+        for n, kind, cell in self.relations["local_effect"]:
+            local.setdefault(n, []).append((kind, cell))
+        unknown = {n for n, _ in self.relations["unknown_effect"]}
+        succ = self._eval_graph()
+        out: dict[str, set[str]] = {}
+        for n in _reach(start, succ):
+            for kind, cell in local.get(n, ()):
+                out.setdefault(kind, set()).add(cell)
+            if n in unknown:
+                out.setdefault("unknown", set()).add(n)
+        return out
+
+    def _eval_graph(self) -> dict[str, list[str]]:
+        succ: dict[str, list[str]] = {}
+        for p, c in self.extraction.facts.rows["evaluates"]:
+            succ.setdefault(str(p), []).append(str(c))
+        bodies = {str(f): str(b) for f, b in self.extraction.facts.rows["func"]}
+        for c, f in self.relations["call_target"]:
+            succ.setdefault(c, []).append(bodies[f])
+        return succ
+
+    # ----------------------------------------------------------------------- explain
+    def explain(self, let: A.Let) -> list[str]:
+        """The chain of reasons from a kept binding to a root (result, escape, unknown effect)."""
+        bid = self.binding_id(let)
+        name = _var_name(let.var)
+        if bid not in self.kept_ids:
+            return [f"{name}{self.where(let)} is removable: nothing demands its value or effects"]
+        lines = []
+        seen_bindings: set[str] = set()
+        while True:
+            seen_bindings.add(bid)
+            reasons = self.reasons[bid]
+            r = _best(reasons)
+            lines.append(f"{_var_name(let.var)}{self.where(let)} is kept: {r.describe()}")
+            if r.reason == "referenced":
+                owner = self._owning_binding(r.witness)
+                lines.append(f"  mentioned by {self.describe(r.witness)}")
+                if owner is None or owner in seen_bindings:
+                    lines.append("  which is part of a function body that is always kept")
+                    return lines
+                bid, let = owner, self.extraction.ids.binding_of[owner]
+                continue
+            start: Item = ("used", r.witness, -1) if r.reason == "demanded" else (
+                "effect", r.witness, -1)
+            for item in self._chain(start)[1:]:
+                lines.append(f"  because {self.describe_item(item)}")
+            return lines
+
+    def _chain(self, start: Item) -> list[Item]:
+        """Shortest path in the demand graph from start to a root (BFS)."""
+        prev: dict[Item, Item | None] = {start: None}
+        queue = deque([start])
+        while queue:
+            item = queue.popleft()
+            if item in self._roots:
+                path = []
+                cur: Item | None = item
+                while cur is not None:
+                    path.append(cur)
+                    cur = prev[cur]
+                return path[::-1]
+            for nxt in self._why.get(item, ()):
+                if nxt not in prev:
+                    prev[nxt] = item
+                    queue.append(nxt)
+        return [start]
+
+    def _owning_binding(self, nid: str) -> str | None:
+        owners = [str(o) for n, o in self.extraction.facts.rows["segment"] if n == nid]
+        for o in owners:
+            if o in self.extraction.ids.binding_of:
+                return o
+        return None
+
+    def where(self, node: object) -> str:
+        span = getattr(node, "span", None)
+        if isinstance(node, A.Let) and span is None:
+            span = node.var.span
+        return f" (line {span.line})" if span is not None else ""
+
+    def describe(self, nid: str) -> str:
+        """A short human description of a node id."""
+        if nid == "$opaque":
+            return "a value from outside the program"
+        node = self.node(nid)
+        if isinstance(node, A.Var):
+            return _var_name(node)
+        if isinstance(node, A.Function) and nid in self.extraction.ids.func_name:
+            name = self.extraction.ids.func_name[nid]
+            return f"function {name}{self.where(node)}" if name != "fn" else f"fn{self.where(node)}"
+        kind = {
+            A.RefCreate: "ref(...)", A.RefRead: "ref_read(...)", A.RefWrite: "ref_write(...)",
+            A.Tuple: "a tuple", A.TupleGetItem: "a projection", A.If: "an if", A.Match: "a match",
+            A.Let: "a let", A.Constant: "a constant",
+        }.get(type(node))
+        if isinstance(node, A.Call):
+            callee = node.op
+            if isinstance(callee, A.Op):
+                kind = f"{callee.name}(...)"
+            elif isinstance(callee, A.GlobalVar):
+                kind = f"@{callee.name_hint}(...)"
+            elif isinstance(callee, A.Var):
+                kind = f"{_var_name(callee)}(...)"
+            else:
+                kind = "a call"
+        return f"{kind or type(node).__name__}{self.where(node)}"
+
+    def describe_item(self, item: Item) -> str:
+        kind, nid, i = item
+        what = self.describe(nid)
+        text = {
+            "live": f"the whole value of {what} is needed",
+            "used": f"the value of {what} is used",
+            "lfield": f"field {i} of {what} is needed",
+            "ufield": f"field {i} of {what} is used",
+            "lcell": f"the content of the cell made by {what} is needed",
+            "ucell": f"the content of the cell made by {what} is read",
+            "write": f"the value stored by {what} may be read",
+            "effect": f"evaluating {what} has a demanded effect",
+        }[kind]
+        root = self._roots.get(item)
+        return f"{text} ({root})" if root else text
+
+
+def _reach(start: str, succ: dict[str, list[str]]) -> set[str]:
+    seen = {start}
+    stack = [start]
+    while stack:
+        for n in succ.get(stack.pop(), ()):
+            if n not in seen:
+                seen.add(n)
+                stack.append(n)
+    return seen
+
+
+def _best(reasons: list[Reason]) -> Reason:
+    order = {"effect": 0, "demanded": 1, "referenced": 2}
+    return min(reasons, key=lambda r: (order.get(r.reason, 9), r.witness))
+
+
+def _var_name(v: A.Var) -> str:
+    return f"%{v.name_hint}" if v.name_hint else "%_"
+
+
+def analyze(
+    mod: A.Module,
+    *,
+    entry: str = "main",
+    engine: str = "auto",
+    flow_sensitive: bool = False,
+    keep_files: str | os.PathLike[str] | None = None,
+    op_effects: list[str] | None = None,
+    timeout: float = 600,
+) -> AnalysisResult:
+    """Run the whole pipeline on a Relay module: extract facts, solve the rules, read back."""
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    extraction = extract_relay(mod, entry, load_op_effects(*(op_effects or ())))
+    timings["facts"] = time.perf_counter() - t0
+    with tempfile.TemporaryDirectory(prefix="aliaslog-") as tmp:
+        base = Path(keep_files) if keep_files is not None else Path(tmp)
+        facts_dir = base / "facts"
+        extraction.facts.write(facts_dir)
+        t1 = time.perf_counter()
+        solved = solve(
+            MAIN,
+            facts_dir,
+            out_dir=base / "out" if keep_files is not None else None,
+            engine=engine,
+            timeout=timeout,
+            defines={"FLOW_SENSITIVE": "1"} if flow_sensitive else None,
+        )
+        timings["solve"] = time.perf_counter() - t1
+    t2 = time.perf_counter()
+    result = read_back(extraction, solved.relations, solved.engine, solved.seconds)
+    timings["read-back"] = time.perf_counter() - t2
+    result.timings = timings
+    return result
+
+
+def read_back(
+    extraction: Extraction, relations: dict[str, list[tuple]], engine: str, seconds: float
+) -> AnalysisResult:
+    """Turn output relations into an AnalysisResult (symbols unescaped, ids mapped to nodes)."""
+    rels = {
+        name: [tuple(unescape_symbol(v) if isinstance(v, str) else v for v in row) for row in rows]
+        for name, rows in relations.items()
+    }
+    res = AnalysisResult(extraction, rels, engine, seconds)
+    for b, reason, witness in rels["keep_reason"]:
+        res.reasons.setdefault(b, []).append(Reason(reason, witness))
+    res.kept_ids = {b for (b,) in rels["kept"]}
+    res.removable_ids = {b for (b,) in rels["removable"]}
+    res.metrics = {name: value for _, name, value in sorted(rels["metric"])}
+    for k, x, i, k2, x2, i2 in rels["dem_edge"]:
+        res._why.setdefault((k, x, i), []).append((k2, x2, i2))
+    for k, x, i, why in rels["dem_root"]:
+        res._roots[(k, x, i)] = why
+    return res

@@ -1,0 +1,91 @@
+"""Fact sets checked against the schema, written as Soufflé TSV (one file per relation)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from .schema import SCHEMA, SCHEMA_BY_NAME
+
+_ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+_UNESCAPES = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
+
+
+def escape_symbol(s: str) -> str:
+    """Make a symbol safe for a TSV cell: backslash, tab, newline and CR become escapes."""
+    if not any(c in s for c in _ESCAPES):
+        return s
+    return "".join(_ESCAPES.get(c, c) for c in s)
+
+
+def unescape_symbol(s: str) -> str:
+    """Inverse of escape_symbol."""
+    if "\\" not in s:
+        return s
+    out: list[str] = []
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c == "\\" and i + 1 < len(s) and s[i + 1] in _UNESCAPES:
+            out.append(_UNESCAPES[s[i + 1]])
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+class FactSet:
+    """Rows for each schema relation, in insertion order; rows are checked as they are added."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, list[tuple[str | int, ...]]] = {r.name: [] for r in SCHEMA}
+        self._seen: dict[str, set[tuple[str | int, ...]]] = {r.name: set() for r in SCHEMA}
+
+    def add(self, relation: str, *row: str | int) -> None:
+        """Add one row (duplicates are dropped); a wrong arity or column type is a bug."""
+        rel = SCHEMA_BY_NAME[relation]
+        if len(row) != rel.arity:
+            raise ValueError(f"{relation} takes {rel.arity} columns, got {len(row)}: {row!r}")
+        for (col, typ), value in zip(rel.columns, row, strict=True):
+            if (typ == "number") != isinstance(value, int):
+                raise ValueError(f"{relation}.{col} is {typ}, got {value!r}")
+        if row not in self._seen[relation]:
+            self._seen[relation].add(row)
+            self.rows[relation].append(row)
+
+    def count(self) -> int:
+        """Total number of rows."""
+        return sum(len(v) for v in self.rows.values())
+
+    def tsv(self, relation: str) -> str:
+        """The relation as Soufflé TSV text (symbols escaped)."""
+        lines = []
+        for row in self.rows[relation]:
+            cells = (str(v) if isinstance(v, int) else escape_symbol(v) for v in row)
+            lines.append("\t".join(cells))
+        return "".join(line + "\n" for line in lines)
+
+    def write(self, directory: str | os.PathLike[str]) -> Path:
+        """Write `<relation>.facts` for every schema relation (empty ones too) into directory."""
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        for rel in SCHEMA:
+            (out / f"{rel.name}.facts").write_text(self.tsv(rel.name), encoding="utf-8")
+        return out
+
+    def digest(self) -> str:
+        """A content hash of all facts (same input program -> same digest)."""
+        h = hashlib.sha256()
+        for rel in SCHEMA:
+            h.update(rel.name.encode())
+            h.update(self.tsv(rel.name).encode())
+        return h.hexdigest()
+
+
+def add_all(facts: FactSet, relation: str, rows: Iterable[tuple[str | int, ...]]) -> None:
+    """Add many rows to one relation."""
+    for row in rows:
+        facts.add(relation, *row)

@@ -1,0 +1,460 @@
+"""Relay module -> facts: every construct the front end parses, with a node <-> id map.
+
+Ids are deterministic: functions in name order, nodes numbered in a fixed depth-first order,
+so the same program always gives byte-identical fact files.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .facts import FactSet
+from .relay import ast as A
+from .relay.errors import LocatedError
+from .relay.ops import OPS
+
+EFFECTS = ("none", "reads", "writes", "allocates", "io", "random", "unknown")
+DEFAULT_OP_EFFECTS = Path(__file__).with_name("op_effects.tsv")
+
+
+class ExtractError(LocatedError):
+    """The program cannot be turned into facts (bad effect table, unknown entry function)."""
+
+    kind = "extract error"
+
+
+def load_op_effects(*paths: str | os.PathLike[str]) -> dict[str, str]:
+    """Read effect tables (later files override earlier ones); errors name file and line."""
+    table: dict[str, str] = {}
+    for path in (DEFAULT_OP_EFFECTS, *paths):
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ExtractError(f"{path}: cannot read op effect table: {exc}") from None
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            parts = line.split("\t") if "\t" in line else line.split()
+            if len(parts) != 2 or parts[1].strip() not in EFFECTS:
+                from .relay.errors import Span
+
+                raise ExtractError(
+                    f"expected `operator<TAB>effect` with effect one of {', '.join(EFFECTS)}",
+                    Span(str(path), lineno, 1),
+                    text,
+                )
+            table[parts[0].strip()] = parts[1].strip()
+    return table
+
+
+@dataclass
+class IdMap:
+    """Both directions between AST objects and fact ids."""
+
+    node_id: dict[int, str] = field(default_factory=dict)
+    nodes: dict[str, object] = field(default_factory=dict)
+    binding_of: dict[str, A.Let] = field(default_factory=dict)
+    binding_id: dict[int, str] = field(default_factory=dict)
+    func_name: dict[str, str] = field(default_factory=dict)  # function node id -> display name
+
+    def id(self, node: object) -> str:
+        return self.node_id[id(node)]
+
+
+@dataclass
+class Extraction:
+    """Facts plus the id map that read-back uses to go from ids to AST nodes."""
+
+    facts: FactSet
+    ids: IdMap
+    module: A.Module
+    entry: str
+
+
+class _Extractor:
+    def __init__(self, mod: A.Module, entry: str, op_effects: dict[str, str]) -> None:
+        self.mod = mod
+        self.entry = entry
+        self.op_effects = op_effects
+        self.f = FactSet()
+        self.ids = IdMap()
+        self.n_pat = 0
+        self.n_block = 0
+        self.ops_used: set[str] = set()
+        self.functions: list[A.Function] = []
+
+    # ----------------------------------------------------------------------------- ids
+    def nid(self, node: object) -> str:
+        key = id(node)
+        got = self.ids.node_id.get(key)
+        if got is None:
+            got = f"n{len(self.ids.node_id)}"
+            self.ids.node_id[key] = got
+            self.ids.nodes[got] = node
+        return got
+
+    def bid(self, let: A.Let) -> str:
+        key = id(let)
+        got = self.ids.binding_id.get(key)
+        if got is None:
+            got = f"b{len(self.ids.binding_id)}"
+            self.ids.binding_id[key] = got
+            self.ids.binding_of[got] = let
+        return got
+
+    # ------------------------------------------------------------------------- module
+    def run(self) -> Extraction:
+        if self.entry not in self.mod.functions:
+            raise ExtractError(f"no function @{self.entry} in the module")
+        names = sorted(self.mod.functions)
+        gids = {}
+        for name in names:
+            fn = self.mod.functions[name]
+            gid = self.nid(fn)
+            gids[name] = gid
+            self.ids.func_name[gid] = f"@{name}"
+            self.f.add("global_func", name, gid)
+        self.f.add("entry", gids[self.entry])
+        for name in names:
+            self.function(self.mod.functions[name], gids[name])
+        for fn in self.functions:
+            self.straight_line_facts(fn)
+        for op in sorted(self.ops_used):
+            effect = self.op_effects.get(op, "none" if op in OPS else "unknown")
+            self.f.add("op_effect", op, effect)
+        return Extraction(self.f, self.ids, self.mod, self.entry)
+
+    def function(self, fn: A.Function, fid: str) -> None:
+        """Facts for one function and everything reachable from its body (iteratively)."""
+        f = self.f
+        self.functions.append(fn)
+        f.add("node", fid, "fn", fid)
+        self.loc(fn, fid)
+        body = self.nid(fn.body)
+        f.add("func", fid, body)
+        for i, p in enumerate(fn.params):
+            pid = self.nid(p)
+            f.add("param", fid, i, pid)
+            f.add("node", pid, "var", fid)
+            self.loc(p, pid)
+        # (node, enclosing function id, segment owner)
+        stack: list[tuple[A.Expr, str, str]] = [(fn.body, fid, fid)]
+        seen: set[tuple[int, str]] = set()
+        while stack:
+            e, func, owner = stack.pop()
+            key = (id(e), owner)
+            if key in seen:
+                continue
+            seen.add(key)
+            stack.extend(reversed(self.expr(e, func, owner)))
+
+    def loc(self, node: object, nid: str) -> None:
+        span = getattr(node, "span", None)
+        if span is not None:
+            self.f.add("node_loc", nid, span.line, span.col)
+
+    # -------------------------------------------------------------------- expressions
+    def expr(self, e: A.Expr, func: str, owner: str) -> list[tuple[A.Expr, str, str]]:
+        """Facts for node e; returns the children to visit with their function and owner."""
+        f = self.f
+        n = self.nid(e)
+        f.add("segment", n, owner)
+        todo: list[tuple[A.Expr, str, str]] = []
+
+        def child(c: A.Expr) -> str:
+            cid = self.nid(c)
+            f.add("evaluates", n, cid)
+            if isinstance(c, A.Var):
+                f.add("var_ref", n, cid)
+            todo.append((c, func, owner))
+            return cid
+
+        kind = type(e).__name__
+        if isinstance(e, A.Var):
+            f.add("node", n, "var", func)
+            return todo
+        if isinstance(e, A.GlobalVar):
+            f.add("node", n, "global", func)
+            f.add("global_ref", n, self.nid(self.mod.functions[e.name_hint]))
+            return todo
+        self.loc(e, n)
+        if isinstance(e, A.Op):
+            f.add("node", n, "op", func)
+        elif isinstance(e, A.Constructor):
+            f.add("node", n, "ctor", func)
+        elif isinstance(e, A.Constant):
+            f.add("node", n, "const", func)
+        elif isinstance(e, A.Tuple):
+            f.add("node", n, "tuple", func)
+            for i, a in enumerate(e.fields):
+                f.add("tuple_field", n, i, child(a))
+        elif isinstance(e, A.TupleGetItem):
+            f.add("node", n, "proj", func)
+            f.add("proj", n, child(e.tuple_value), e.index)
+        elif isinstance(e, A.Call):
+            f.add("node", n, "call", func)
+            callee = child(e.op)
+            f.add("call", n, callee)
+            args = [child(a) for a in e.args]
+            for i, a in enumerate(args):
+                f.add("call_arg", n, i, a)
+            if isinstance(e.op, A.Op):
+                self.ops_used.add(e.op.name)
+                f.add("call_op", n, e.op.name)
+            elif isinstance(e.op, A.Constructor):
+                f.add("ctor_call", n, e.op.name_hint)
+                for i, a in enumerate(args):
+                    f.add("tuple_field", n, i, a)
+        elif isinstance(e, A.Let):
+            self.let_chain(e, func, owner, todo)
+        elif isinstance(e, A.If):
+            f.add("node", n, "if", func)
+            c = child(e.cond)
+            f.add("if_cond", n, c)
+            f.add("copy", n, child(e.true_branch))
+            f.add("copy", n, child(e.false_branch))
+        elif isinstance(e, A.Function):
+            f.add("node", n, "fn", func)
+            f.add("fn_literal", n)
+            self.functions.append(e)
+            f.add("func", n, self.nid(e.body))
+            self.ids.func_name.setdefault(n, "fn")
+            for i, p in enumerate(e.params):
+                pid = self.nid(p)
+                f.add("param", n, i, pid)
+                f.add("node", pid, "var", n)
+                self.loc(p, pid)
+            if isinstance(e.body, A.Var):
+                f.add("var_ref", n, self.nid(e.body))
+            todo.append((e.body, n, n))  # the body runs when called, in its own segment
+        elif isinstance(e, A.RefCreate):
+            f.add("node", n, "ref", func)
+            f.add("ref_create", n, child(e.value))
+        elif isinstance(e, A.RefRead):
+            f.add("node", n, "ref_read", func)
+            f.add("ref_read", n, child(e.ref))
+        elif isinstance(e, A.RefWrite):
+            f.add("node", n, "ref_write", func)
+            r = child(e.ref)
+            f.add("ref_write", n, r, child(e.value))
+        elif isinstance(e, A.Match):
+            f.add("node", n, "match", func)
+            f.add("match_data", n, child(e.data))
+            for k, clause in enumerate(e.clauses):
+                p = self.pattern(clause.lhs, func)
+                rhs = child(clause.rhs)
+                f.add("match_clause", n, k, p, rhs)
+                f.add("copy", n, rhs)
+        else:
+            raise ExtractError(f"cannot extract facts for a {kind} node", getattr(e, "span", None))
+        return todo
+
+    def let_chain(
+        self, e: A.Let, func: str, owner: str, todo: list[tuple[A.Expr, str, str]]
+    ) -> None:
+        """A whole let chain at once: bindings, merges, block order (iterative, no recursion)."""
+        f = self.f
+        blk = f"k{self.n_block}"
+        self.n_block += 1
+        lets, body = A.let_chain(e)
+        for pos, let in enumerate(lets):
+            n = self.nid(let)
+            if let is not e:
+                f.add("segment", n, owner)
+            self.loc(let, n)
+            f.add("node", n, "let", func)
+            b = self.bid(let)
+            v = self.nid(let.var)
+            f.add("node", v, "var", func)
+            self.loc(let.var, v)
+            value = self.nid(let.value)
+            nxt = self.nid(let.body)
+            f.add("let_bind", b, n, v, value, nxt)
+            f.add("block_pos", b, blk, pos)
+            f.add("copy", v, value)
+            f.add("copy", n, nxt)
+            f.add("evaluates", n, value)
+            f.add("evaluates", n, nxt)
+            for c in (let.value, let.body):
+                if isinstance(c, A.Var):
+                    f.add("var_ref", n, self.nid(c))
+            todo.append((let.value, func, b))
+        todo.append((body, func, owner))
+
+    def straight_line_facts(self, fn: A.Function) -> None:
+        """last_write / overwritten: replay fn's evaluation order, tracking writes per variable.
+
+        Sharing is expanded (a shared node runs each time it is reached), so a fact is kept only
+        if it held at every evaluation; a branch or any call that may have effects forgets all.
+        """
+        FlowWalk(self).run(fn)
+
+    def new_pattern_id(self) -> str:
+        pid = f"p{self.n_pat}"
+        self.n_pat += 1
+        return pid
+
+    def pattern(self, p: A.Pattern, func: str) -> str:
+        """Facts for a pattern tree (iteratively); returns the root pattern id."""
+        root = self.new_pattern_id()
+        stack: list[tuple[A.Pattern, str]] = [(p, root)]
+        while stack:
+            q, pid = stack.pop()
+            if isinstance(q, A.PatternVar):
+                v = self.nid(q.var)
+                self.f.add("pat_var", pid, v)
+                self.f.add("node", v, "var", func)
+                self.loc(q.var, v)
+            elif isinstance(q, (A.PatternConstructor, A.PatternTuple)):
+                if isinstance(q, A.PatternConstructor):
+                    self.f.add("pat_ctor", pid, q.constructor.name_hint)
+                for i, sub in enumerate(q.patterns):
+                    sid = self.new_pattern_id()
+                    self.f.add("pat_field", pid, i, sid)
+                    stack.append((sub, sid))
+        return root
+
+
+def extract_relay(
+    mod: A.Module, entry: str = "main", op_effects: dict[str, str] | None = None
+) -> Extraction:
+    """Facts for a Relay module, with `@entry` as the function the outside world calls."""
+    return _Extractor(mod, entry, op_effects or load_op_effects()).run()
+
+
+class FlowWalk:
+    """Replays one function body in evaluation order (TVM's interpreter order) without recursion."""
+
+    BUDGET = 4  # events per node before giving up (deeply shared DAGs): no facts is sound
+
+    def __init__(self, ex: _Extractor) -> None:
+        self.ex = ex
+        self.last: dict[int, A.RefWrite] = {}  # ref variable -> write it must hold
+        self.pending: dict[int, A.RefWrite] = {}  # ref variable -> write not yet read
+        self.reads: dict[int, set[int] | None] = {}  # read -> writes seen (None: some run weak)
+        self.over: dict[int, set[int] | None] = {}  # write -> overwriters (None: some run read)
+        self.nodes: dict[int, A.Expr] = {}
+
+    def forget(self) -> None:
+        self.last.clear()
+        self.pending.clear()
+
+    def run(self, fn: A.Function) -> None:
+        budget = self.BUDGET * (len(A.post_order(fn.body)) + 1)
+        # actions: ("eval", node) or ("event", node) or ("branches", if/match node)
+        stack: list[tuple[str, A.Expr]] = [("eval", fn.body)]
+        steps = 0
+        while stack:
+            steps += 1
+            if steps > budget:
+                return
+            action, e = stack.pop()
+            if action == "event":
+                self.event(e)
+            elif action == "branches":
+                self.branches(e)
+            else:
+                stack.extend(reversed(self.schedule(e)))
+        self.finish()
+
+    def schedule(self, e: A.Expr) -> list[tuple[str, A.Expr]]:
+        """What evaluating e does, in order."""
+        if isinstance(e, A.Let):
+            lets, body = A.let_chain(e)
+            return [("eval", let.value) for let in lets] + [("eval", body)]
+        if isinstance(e, A.Tuple):
+            return [("eval", f) for f in e.fields]
+        if isinstance(e, A.TupleGetItem):
+            return [("eval", e.tuple_value)]
+        if isinstance(e, A.RefCreate):
+            return [("eval", e.value)]
+        if isinstance(e, A.RefRead):
+            return [("eval", e.ref), ("event", e)]
+        if isinstance(e, A.RefWrite):
+            return [("eval", e.ref), ("eval", e.value), ("event", e)]
+        if isinstance(e, A.Call):
+            return [("eval", a) for a in e.args] + [("eval", e.op), ("event", e)]
+        if isinstance(e, (A.If, A.Match)):
+            head = e.cond if isinstance(e, A.If) else e.data
+            return [("eval", head), ("branches", e)]
+        return []  # variables, constants, globals, ops, constructors, function literals
+
+    def event(self, e: A.Expr) -> None:
+        if isinstance(e, A.RefRead):
+            seen = self.last.get(id(e.ref)) if isinstance(e.ref, A.Var) else None
+            self.note(self.reads, e, None if seen is None else seen)
+            for w in self.pending.values():
+                self.over[id(w)] = None
+            self.pending.clear()
+        elif isinstance(e, A.RefWrite):
+            if isinstance(e.ref, A.Var):
+                prev = self.pending.get(id(e.ref))
+                if prev is not None:
+                    self.note(self.over, prev, e)
+                for key, w in self.pending.items():
+                    if key != id(e.ref):
+                        self.over[id(w)] = None
+                self.last = {id(e.ref): e}
+                self.pending = {id(e.ref): e}
+            else:
+                self.forget()
+            self.over.setdefault(id(e), set())
+            self.nodes[id(e)] = e
+        elif isinstance(e, A.Call) and not self.pure_call(e):
+            for w in self.pending.values():
+                self.over[id(w)] = None
+            self.forget()
+
+    def pure_call(self, e: A.Call) -> bool:
+        if isinstance(e.op, A.Constructor):
+            return True
+        if isinstance(e.op, A.Op):
+            effect = self.ex.op_effects.get(e.op.name, "none" if e.op.name in OPS else "unknown")
+            return effect in ("none", "allocates")
+        return False
+
+    def branches(self, e: A.Expr) -> None:
+        """Each arm starts from the state before it; afterwards only a write-free if keeps it."""
+        arms = [e.true_branch, e.false_branch] if isinstance(e, A.If) else [
+            c.rhs for c in e.clauses]  # type: ignore[attr-defined]
+        for w in self.pending.values():  # an arm may read: the pending writes may be seen
+            self.over[id(w)] = None
+        self.forget()
+        for arm in arms:
+            sub = FlowWalk(self.ex)
+            sub.reads, sub.over, sub.nodes = self.reads, self.over, self.nodes
+            stack: list[tuple[str, A.Expr]] = [("eval", arm)]
+            while stack:
+                action, n = stack.pop()
+                if action == "event":
+                    sub.event(n)
+                elif action == "branches":
+                    sub.branches(n)
+                else:
+                    stack.extend(reversed(sub.schedule(n)))
+            for w in sub.pending.values():
+                self.over[id(w)] = None
+
+    def note(self, table: dict[int, set[int] | None], node: A.Expr, hit: A.Expr | None) -> None:
+        self.nodes[id(node)] = node
+        if hit is None:
+            table[id(node)] = None
+            return
+        self.nodes[id(hit)] = hit
+        current = table.get(id(node), set())
+        if current is not None:
+            current.add(id(hit))
+            table[id(node)] = current
+
+    def finish(self) -> None:
+        for w in self.pending.values():  # still pending at the end: the caller may read it
+            self.over[id(w)] = None
+        nid = self.ex.nid
+        for key, writes in sorted(self.reads.items(), key=lambda kv: nid(self.nodes[kv[0]])):
+            for w in sorted(writes or (), key=lambda k: nid(self.nodes[k])):
+                self.ex.f.add("last_write", nid(self.nodes[key]), nid(self.nodes[w]))
+        for key, later in sorted(self.over.items(), key=lambda kv: nid(self.nodes[kv[0]])):
+            for w in sorted(later or (), key=lambda k: nid(self.nodes[k])):
+                self.ex.f.add("overwritten", nid(self.nodes[key]), nid(self.nodes[w]))

@@ -1,0 +1,114 @@
+"""The fact schema, one table: every input relation's columns, types and meaning.
+
+Like cclyzer++'s predicates table, this is the single source of truth: the fact writer
+(`extractor.facts`) checks rows against it and `datalog_rules/schema.dl` (the `.type`, `.decl`
+and `.input` block every rule file includes) is generated from it; a test fails on drift.
+Regenerate with `python -m extractor.schema > datalog_rules/schema.dl`.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+# Soufflé subtypes of symbol: mixing ids of different kinds is a type error in the rules.
+TYPES: tuple[tuple[str, str, str], ...] = (
+    ("Node", "symbol", "an expression node (variables and functions included); also an object id"),
+    ("Binding", "symbol", "a let binding, the unit DCE keeps or removes"),
+    ("Pat", "symbol", "a match pattern"),
+    ("Op", "symbol", "an operator name"),
+    ("Block", "symbol", "a straight-line sequence of bindings (a let chain)"),
+    ("Effect", "symbol", "an effect kind: none reads writes allocates io random unknown"),
+)
+
+
+@dataclass(frozen=True)
+class Relation:
+    """One input relation: name, (column, type) pairs, and a doc line."""
+
+    name: str
+    columns: tuple[tuple[str, str], ...]
+    doc: str
+
+    @property
+    def arity(self) -> int:
+        return len(self.columns)
+
+
+def _rel(name: str, cols: str, doc: str) -> Relation:
+    pairs = tuple(tuple(c.strip().split(":")) for c in cols.split(","))
+    return Relation(name, pairs, doc)  # type: ignore[arg-type]
+
+
+SCHEMA: tuple[Relation, ...] = (
+    # --- structure and value flow (IR-agnostic core)
+    _rel("node", "n:Node, kind:symbol, func:Node",
+         "every expression node, its syntactic kind and the function it sits in"),
+    _rel("node_loc", "n:Node, line:number, col:number", "source position of a node"),
+    _rel("func", "f:Node, body:Node", "a function (global or literal) and its body expression"),
+    _rel("global_func", "name:symbol, f:Node", "a module-level function `@name`"),
+    _rel("entry", "f:Node", "the function whose result and parameters the outside world sees"),
+    _rel("param", "f:Node, i:number, v:Node", "the i-th parameter variable of a function"),
+    _rel("fn_literal", "n:Node", "evaluating n creates a closure of function n (an object)"),
+    _rel("global_ref", "n:Node, f:Node", "node n names global function f (its value is f)"),
+    _rel("let_bind", "b:Binding, let:Node, v:Node, value:Node, body:Node",
+         "binding b is `let v = value; body`, the let expression being node `let`"),
+    _rel("copy", "to:Node, from:Node",
+         "the value of `from` may become the value of `to` unchanged (let, if, match merges)"),
+    _rel("evaluates", "parent:Node, child:Node",
+         "evaluating parent may evaluate child (not function bodies: they run when called)"),
+    _rel("var_ref", "parent:Node, v:Node", "node parent mentions variable v directly"),
+    _rel("segment", "n:Node, owner:symbol",
+         "n is part of the code of binding `owner`'s value, or of function `owner`'s body"),
+    _rel("tuple_field", "t:Node, i:number, a:Node",
+         "field i of the tuple (or constructor value) built at t is the value of a"),
+    _rel("proj", "e:Node, t:Node, i:number", "e is `t.i`"),
+    _rel("call", "c:Node, callee:Node", "c calls the value of callee"),
+    _rel("call_arg", "c:Node, i:number, a:Node", "argument i of call c"),
+    _rel("call_op", "c:Node, op:Op", "c calls a primitive operator"),
+    _rel("ctor_call", "c:Node, ctor:symbol", "c builds an ADT value with constructor ctor"),
+    _rel("ref_create", "e:Node, init:Node", "e is `ref(init)`: a fresh cell (an object)"),
+    _rel("ref_read", "e:Node, r:Node", "e is `ref_read(r)`"),
+    _rel("ref_write", "e:Node, r:Node, v:Node", "e is `ref_write(r, v)`"),
+    _rel("if_cond", "e:Node, cond:Node", "e is an if on cond"),
+    _rel("match_data", "m:Node, d:Node", "m matches on the value of d"),
+    _rel("match_clause", "m:Node, k:number, p:Pat, rhs:Node", "clause k of match m"),
+    _rel("pat_var", "p:Pat, v:Node", "pattern p binds variable v to the matched value"),
+    _rel("pat_ctor", "p:Pat, ctor:symbol", "pattern p matches constructor ctor"),
+    _rel("pat_field", "p:Pat, i:number, sub:Pat", "sub-pattern i of p matches field i"),
+    _rel("block_pos", "b:Binding, blk:Block, i:number",
+         "binding b is the i-th of a straight-line let chain"),
+    # --- straight-line order (flow-sensitive facts; syntactic, so always sound)
+    _rel("last_write", "read:Node, write:Node",
+         "`ref_read(%r)` must see the value of `ref_write(%r, v)`: same variable, same "
+         "straight-line region, and nothing evaluated in between may write a cell or call"),
+    _rel("overwritten", "write:Node, by:Node",
+         "`ref_write(%r, _)` is followed by `by` through the same variable with no read, call "
+         "or branch in between: no read can see the first write's value"),
+    # --- effects
+    _rel("op_effect", "op:Op, effect:Effect", "what calling an operator may do (data table)"),
+)
+
+SCHEMA_BY_NAME = {r.name: r for r in SCHEMA}
+
+
+def souffle_decls() -> str:
+    """The `.type`/`.decl`/`.input` block of datalog_rules/schema.dl, generated from SCHEMA."""
+    out = [
+        "// GENERATED from extractor/schema.py (python -m extractor.schema); do not edit.",
+        "// Input relations of aliaslog's analysis: the facts the extractor writes.",
+        "",
+    ]
+    for name, base, doc in TYPES:
+        out.append(f".type {name} <: {base}  // {doc}")
+    out.append("")
+    for rel in SCHEMA:
+        cols = ", ".join(f"{c}: {t}" for c, t in rel.columns)
+        out.append(f"// {rel.doc}")
+        out.append(f".decl {rel.name}({cols})")
+        out.append(f".input {rel.name}")
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(souffle_decls())
