@@ -1,4 +1,4 @@
-"""Relay -> facts -> rules -> AnalysisResult: keep/remove verdicts with reasons, keyed by AST node."""
+"""Relay -> facts -> rules -> AnalysisResult: keep/remove verdicts with reasons, keyed by node."""
 
 from __future__ import annotations
 

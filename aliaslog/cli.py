@@ -86,8 +86,105 @@ def _cmd_dce(args: argparse.Namespace) -> int:
     from .dce import dce
 
     mod = load_module(args.file)
-    out = dce(mod, mode=args.mode, inline_once=args.inline_once)
+    options = _analysis_options(args) if args.mode == "analysis" else {}
+    out = dce(mod, mode=args.mode, inline_once=args.inline_once, **options)
     _emit(astext(out), args.output)
+    return 0
+
+
+def _analysis_options(args: argparse.Namespace) -> dict[str, object]:
+    return {
+        "entry": args.entry,
+        "engine": args.engine,
+        "flow_sensitive": args.flow_sensitive,
+        "op_effects": args.op_effects,
+        "timeout": args.timeout,
+    }
+
+
+def _analyze(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from .analysis import analyze
+
+    mod = load_module(args.file)
+    return analyze(mod, keep_files=getattr(args, "keep_files", None), **_analysis_options(args))
+
+
+def _cmd_facts(args: argparse.Namespace) -> int:
+    import shutil
+    import tempfile
+
+    from extractor.relay_facts import extract_relay, load_op_effects
+
+    mod = load_module(args.file)
+    extraction = extract_relay(mod, args.entry, load_op_effects(*args.op_effects))
+    out = Path(args.output)
+    if out.exists() and (not out.is_dir() or any(p.suffix != ".facts" for p in out.iterdir())):
+        raise UsageError(f"{out}: exists and is not a facts directory; refusing to overwrite")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        extraction.facts.write(staging)
+        if out.exists():
+            shutil.rmtree(out)
+        staging.rename(out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    print(f"{extraction.facts.count()} facts in {len(list(out.iterdir()))} relations -> {out}")
+    return 0
+
+
+def _cmd_analyze(args: argparse.Namespace) -> int:
+    import json
+
+    result = _analyze(args)
+    if args.json:
+        doc = {
+            "file": args.file,
+            "engine": result.engine,
+            "seconds": round(sum(result.timings.values()), 6),
+            "timings": {k: round(v, 6) for k, v in result.timings.items()},
+            "bindings": len(result.kept_ids) + len(result.removable_ids),
+            "kept": len(result.kept_ids),
+            "removable": len(result.removable_ids),
+            "metrics": result.metrics,
+        }
+        print(json.dumps(doc, indent=2))
+        return 0
+    print(f"{args.file}: {len(result.kept_ids)} bindings kept, "
+          f"{len(result.removable_ids)} removable ({result.engine}, "
+          f"{sum(result.timings.values()):.3f} s)")
+    width = max(len(n) for n in result.metrics)
+    for name, value in result.metrics.items():
+        print(f"  {name:<{width}}  {value}")
+    return 0
+
+
+def _cmd_explain(args: argparse.Namespace) -> int:
+    result = _analyze(args)
+    wanted = args.binding.lstrip("%")
+    matches = [let for _, let in result.bindings() if let.var.name_hint == wanted]
+    if not matches:
+        names = sorted({let.var.name_hint for _, let in result.bindings()})
+        import difflib
+
+        close = difflib.get_close_matches(wanted, names, n=3)
+        hint = f"; did you mean {', '.join('%' + c for c in close)}?" if close else ""
+        raise UsageError(f"{args.file}: no let binding named %{wanted}{hint}")
+    for let in matches:
+        print("\n".join(result.explain(let)))
+    return 0
+
+
+def _cmd_annotate(args: argparse.Namespace) -> int:
+    import json
+
+    from .annotate import annotated_text, annotation_document
+
+    result = _analyze(args)
+    if args.json:
+        _emit(json.dumps(annotation_document(result, args.file), indent=2), args.output)
+    else:
+        _emit(annotated_text(result), args.output)
     return 0
 
 
@@ -115,6 +212,17 @@ def _emit(text: str, output: str | None) -> None:
         write_text_atomically(output, text + "\n")
     else:
         print(text)
+
+
+def _analysis_arguments(sp: argparse.ArgumentParser) -> None:
+    if not any(a.dest == "entry" for a in sp._actions):
+        sp.add_argument("--entry", default="main")
+    sp.add_argument("--engine", choices=["auto", "souffle", "embedded"], default="auto")
+    sp.add_argument("--flow-sensitive", action="store_true",
+                    help="also remove writes overwritten before any possible read")
+    sp.add_argument("--op-effects", action="append", default=[], metavar="FILE",
+                    help="extra operator effect table (operator<TAB>effect)")
+    sp.add_argument("--timeout", type=float, default=600, help="Soufflé time limit (seconds)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -147,10 +255,38 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("dce", help="dead-code elimination")
     sp.add_argument("file")
-    sp.add_argument("--mode", choices=["assume-pure", "purity"], default="purity")
+    sp.add_argument("--mode", choices=["assume-pure", "purity", "analysis"], default="purity")
     sp.add_argument("--inline-once", action="store_true")
     sp.add_argument("-o", "--output")
+    _analysis_arguments(sp)
     sp.set_defaults(func=_cmd_dce)
+
+    sp = sub.add_parser("facts", help="write the program's Datalog facts (Soufflé TSV)")
+    sp.add_argument("file")
+    sp.add_argument("-o", "--output", required=True, metavar="DIR")
+    sp.add_argument("--entry", default="main")
+    sp.add_argument("--op-effects", action="append", default=[], metavar="FILE")
+    sp.set_defaults(func=_cmd_facts)
+
+    sp = sub.add_parser("analyze", help="run the analysis; print counts and metrics")
+    sp.add_argument("file")
+    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--keep-files", metavar="DIR", help="keep facts/ and out/ here")
+    _analysis_arguments(sp)
+    sp.set_defaults(func=_cmd_analyze)
+
+    sp = sub.add_parser("explain", help="why a binding is kept: the chain to a root")
+    sp.add_argument("file")
+    sp.add_argument("binding", help="a let-bound variable, e.g. %x_12")
+    _analysis_arguments(sp)
+    sp.set_defaults(func=_cmd_explain)
+
+    sp = sub.add_parser("annotate", help="the program with every binding marked keep/dead")
+    sp.add_argument("file")
+    sp.add_argument("--json", action="store_true", help="the machine-readable annotation file")
+    sp.add_argument("-o", "--output")
+    _analysis_arguments(sp)
+    sp.set_defaults(func=_cmd_annotate)
 
     sp = sub.add_parser("demo", help="the seed scenario: gradient, DCE modes, output diffs")
     sp.add_argument("file", help="the seed program (tests/data/seed_issue_program.relay)")

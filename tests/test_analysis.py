@@ -1,0 +1,302 @@
+"""The analysis end to end: schema, facts, engines, verdicts, explain, annotate, training step."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from aliaslog.analysis import analyze
+from aliaslog.annotate import annotated_text, annotation_document
+from aliaslog.cli import main
+from aliaslog.dce import dce
+from aliaslog.engines import solve
+from aliaslog.gradient import gradient_module
+from aliaslog.interpreter import evaluate, flatten_value, random_inputs
+from aliaslog.scenario import count_lets
+from aliaslog.training import training_step
+from datalog_rules import MAIN, RULES_DIR
+from extractor.facts import FactSet, escape_symbol, unescape_symbol
+from extractor.relay import ast as A
+from extractor.relay.parser import parse, parse_file
+from extractor.relay.typeinfer import infer_types
+from extractor.relay_facts import ExtractError, extract_relay, load_op_effects
+from extractor.schema import souffle_decls
+
+from .conftest import DATA
+
+SOUFFLE = shutil.which("souffle")
+needs_souffle = pytest.mark.skipif(SOUFFLE is None, reason="souffle is not on PATH")
+
+
+def _seed_grad():
+    return gradient_module(infer_types(parse_file(DATA / "seed_issue_program.relay")).module)
+
+
+def _training():
+    seed = infer_types(parse_file(DATA / "seed_issue_program.relay")).module
+    return training_step(seed, [2, 3])
+
+
+def _same_outputs(a: A.Module, b: A.Module, seed: int = 0) -> bool:
+    args = random_inputs(a.functions["main"], seed)
+    xs, ys = flatten_value(evaluate(a, args)), flatten_value(evaluate(b, args))
+    return len(xs) == len(ys) and all(np.array_equal(x, y) for x, y in zip(xs, ys, strict=True))
+
+
+# ----------------------------------------------------------------------------- schema & facts
+
+
+def test_schema_dl_is_generated_from_the_schema_table():
+    assert (RULES_DIR / "schema.dl").read_text() == souffle_decls()
+
+
+def test_every_rule_file_opens_with_what_it_derives():
+    for path in sorted(RULES_DIR.glob("*.dl")):
+        first = path.read_text().splitlines()[0]
+        assert first.startswith("//"), path.name
+        if path.name not in ("main.dl", "schema.dl"):
+            assert "Derives:" in path.read_text(), path.name
+
+
+def test_facts_are_deterministic(tmp_path):
+    a = extract_relay(_seed_grad())
+    b = extract_relay(_seed_grad())
+    a.facts.write(tmp_path / "a")
+    b.facts.write(tmp_path / "b")
+    for f in sorted((tmp_path / "a").iterdir()):
+        assert f.read_bytes() == (tmp_path / "b" / f.name).read_bytes(), f.name
+    assert a.facts.digest() == b.facts.digest()
+
+
+@pytest.mark.parametrize("s", ["plain", "tab\there", "new\nline", "cr\rx", "back\\slash",
+                               'quote"d', "ünïcödé ✓", "\\t literal"])
+def test_symbol_escaping_round_trips(s):
+    esc = escape_symbol(s)
+    assert "\t" not in esc and "\n" not in esc and "\r" not in esc
+    assert unescape_symbol(esc) == s
+
+
+def test_fact_writer_checks_rows_against_the_schema():
+    facts = FactSet()
+    with pytest.raises(ValueError, match="takes 3 columns"):
+        facts.add("node", "n1", "var")
+    with pytest.raises(ValueError, match="number"):
+        facts.add("param", "f", "zero", "v")
+
+
+def test_bad_op_effect_table_is_located(tmp_path):
+    bad = tmp_path / "effects.tsv"
+    bad.write_text("nn.dense\tnone\nmy.op\tsometimes\n")
+    with pytest.raises(ExtractError) as err:
+        load_op_effects(bad)
+    assert err.value.span.line == 2 and "effect one of" in err.value.render()
+
+
+def test_user_effect_table_changes_the_verdict(tmp_path):
+    mod = parse('#[version = "0.0.5"]\ndef @main(%x: float32) {\n'
+                '  let %dead = exp(%x);\n  %x\n}\n')
+    assert analyze(mod, engine="embedded").removable()
+    table = tmp_path / "effects.tsv"
+    table.write_text("exp\tio\n")
+    result = analyze(mod, engine="embedded", op_effects=[str(table)])
+    assert not result.removable()
+    assert result.reasons_for(result.kept()[0])[0].reason == "effect"
+
+
+# ------------------------------------------------------------------------------- the engines
+
+
+@needs_souffle
+def test_souffle_runs_the_rules_as_they_are(tmp_path):
+    extract_relay(_seed_grad()).facts.write(tmp_path / "facts")
+    (tmp_path / "out").mkdir()
+    proc = subprocess.run(
+        [SOUFFLE, "-F", str(tmp_path / "facts"), "-D", str(tmp_path / "out"), str(MAIN)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "out" / "kept.csv").read_text().count("\n") == 132
+
+
+def _programs():
+    progs = {"seed-gradient": _seed_grad(), "training-step": _training()}
+    for path in sorted((DATA / "analysis").glob("*.relay")):
+        text = path.read_text()
+        if "// transform:" not in text:
+            progs[path.stem] = parse(text, source_name=str(path))
+    return progs
+
+
+@needs_souffle
+@pytest.mark.parametrize("flow", [False, True], ids=["insensitive", "flow-sensitive"])
+def test_both_engines_give_identical_relations(tmp_path, flow):
+    for name, mod in _programs().items():
+        facts = tmp_path / name
+        extract_relay(mod).facts.write(facts)
+        defines = {"FLOW_SENSITIVE": "1"} if flow else None
+        a = solve(MAIN, facts, engine="souffle", defines=defines)
+        b = solve(MAIN, facts, engine="embedded", defines=defines)
+        assert a.relations == b.relations, name
+
+
+def test_engine_choice_is_reported():
+    assert analyze(parse(_SIMPLE), engine="embedded").engine == "embedded"
+
+
+# -------------------------------------------------------------------------------- verdicts
+
+_SIMPLE = """#[version = "0.0.5"]
+def @main(%x: float32) -> float32 {
+  let %r = ref(%x);
+  let %dead_write = ref_write(%r, 2f);
+  let %live = ref(%x);
+  let %w = ref_write(%live, add(%x, 1f));
+  let %unused = multiply(%x, %x);
+  ref_read(%live)
+}
+"""
+
+
+def _names(lets):
+    return sorted(let.var.name_hint for let in lets)
+
+
+def test_dead_writes_and_pure_lets_are_removable_live_ones_kept():
+    result = analyze(parse(_SIMPLE), engine="embedded")
+    assert _names(result.removable()) == ["dead_write", "r", "unused"]
+    assert _names(result.kept()) == ["live", "w"]
+    reasons = {let.var.name_hint: result.reasons_for(let)[0].reason for let in result.kept()}
+    assert reasons == {"live": "demanded", "w": "effect"}
+
+
+def test_purity_keeps_what_analysis_removes():
+    mod = parse(_SIMPLE)
+    assert count_lets(dce(mod, mode="purity")) == 4  # every ref op kept
+    out = dce(mod, mode="analysis", engine="embedded")
+    assert count_lets(out) == 2
+    assert _same_outputs(mod, out)
+
+
+_OVERWRITE = """#[version = "0.0.5"]
+def @main(%x: float32) -> float32 {
+  let %r = ref(0f);
+  let %alias = %r;
+  let %w1 = ref_write(%r, exp(%x));
+  let %w2 = ref_write(%r, %x);
+  ref_read(%alias)
+}
+"""
+
+
+def test_flow_sensitive_variant_removes_an_overwritten_write():
+    mod = parse(_OVERWRITE)
+    insensitive = analyze(mod, engine="embedded")
+    assert "w1" in _names(insensitive.kept())
+    flow = analyze(mod, engine="embedded", flow_sensitive=True)
+    assert "w1" in _names(flow.removable()) and "w2" in _names(flow.kept())
+    assert _same_outputs(mod, dce(mod, mode="analysis", flow_sensitive=True, engine="embedded"))
+
+
+def test_seed_gradient_analysis_dce_is_sound_and_at_least_as_precise_as_purity():
+    grad = _seed_grad()
+    out = dce(grad, mode="analysis", engine="embedded")
+    assert _same_outputs(grad, out)
+    assert count_lets(out) <= count_lets(dce(grad, mode="purity"))
+
+
+def test_training_step_removes_the_dead_gradient_cells_writes():
+    mod = _training()
+    purity = dce(mod, mode="purity")
+    result = analyze(mod, engine="embedded")
+    out = dce(mod, mode="analysis", engine="embedded")
+    assert _same_outputs(mod, out, 0) and _same_outputs(mod, out, 1)
+    assert count_lets(out) < count_lets(purity)
+    # the cells made for the data and label gradients: ref(zeros_like(%input_0 / %output_0))
+    grad_fn = mod.functions["main_grad"]
+    data_cells = {
+        n for n in A.post_order(grad_fn)
+        if isinstance(n, A.RefCreate) and isinstance(n.value, A.Call)
+        and n.value.args[0] in grad_fn.params[:2]
+    }
+    assert len(data_cells) == 2
+    ids = result.extraction.ids
+    cell_ids = {ids.id(c) for c in data_cells}
+    removed_writes = [let for let in result.removable() if isinstance(let.value, A.RefWrite)]
+    removed_reads = [let for let in result.removable() if isinstance(let.value, A.RefRead)]
+    assert removed_writes and removed_reads
+    for let in removed_writes:
+        assert result.points_to(let.value.ref) <= cell_ids
+    # every write into those two cells is gone; every other gradient cell write stays
+    for let in result.kept():
+        if isinstance(let.value, A.RefWrite):
+            assert not (result.points_to(let.value.ref) & cell_ids)
+
+
+# --------------------------------------------------------------------- explain and annotate
+
+
+def test_explain_walks_to_a_root():
+    result = analyze(_seed_grad(), engine="embedded")
+    write = next(let for let in result.kept() if isinstance(let.value, A.RefWrite))
+    lines = result.explain(write)
+    assert "is kept" in lines[0]
+    assert lines[-1].endswith("(the entry's result)")
+
+
+def test_explain_referenced_and_removable(capsys):
+    result = analyze(parse(_SIMPLE), engine="embedded")
+    dead = next(let for let in result.removable() if let.var.name_hint == "unused")
+    assert "removable" in result.explain(dead)[0]
+
+
+def test_annotated_text_marks_every_binding_and_reparses():
+    mod = parse(_SIMPLE)
+    result = analyze(mod, engine="embedded")
+    text = annotated_text(result)
+    assert text.count("/* dead */") == 3 and text.count("/* keep:") == 2
+    assert count_lets(parse(text)) == 5
+
+
+def test_annotation_json_is_versioned():
+    result = analyze(parse(_SIMPLE, source_name="simple.relay"), engine="embedded")
+    doc = annotation_document(result, "simple.relay")
+    assert doc["format"] == "aliaslog-annotations" and doc["version"] == 1
+    by_name = {b["name"]: b for b in doc["bindings"]}
+    assert by_name["%dead_write"]["verdict"] == "dead"
+    assert by_name["%w"] == {**by_name["%w"], "verdict": "keep", "reason": "effect",
+                             "function": "@main", "line": 6, "col": 3}
+    json.dumps(doc)
+
+
+# ------------------------------------------------------------------------------------ CLI
+
+
+def test_cli_analysis_commands(tmp_path, capsys):
+    src = tmp_path / "simple.relay"
+    src.write_text(_SIMPLE)
+    assert main(["analyze", str(src), "--json", "--engine", "embedded"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert {"bindings", "kept", "removable", "engine", "seconds", "metrics"} <= set(doc)
+    assert (doc["bindings"], doc["kept"], doc["removable"]) == (5, 2, 3)
+
+    assert main(["facts", str(src), "-o", str(tmp_path / "facts")]) == 0
+    assert (tmp_path / "facts" / "let_bind.facts").read_text().count("\n") == 5
+
+    assert main(["explain", str(src), "%w", "--engine", "embedded"]) == 0
+    assert "%w (line 6) is kept" in capsys.readouterr().out
+    assert main(["explain", str(src), "%ww", "--engine", "embedded"]) == 1
+    assert "did you mean %w" in capsys.readouterr().err
+
+    out = tmp_path / "a.relay"
+    assert main(["annotate", str(src), "-o", str(out), "--engine", "embedded"]) == 0
+    assert "/* dead */" in out.read_text()
+    assert main(["dce", str(src), "--mode", "analysis", "--engine", "embedded"]) == 0
+    assert "dead_write" not in capsys.readouterr().out
+
+    kept = tmp_path / "keep"
+    assert main(["analyze", str(src), "--keep-files", str(kept), "--engine", "embedded"]) == 0
+    assert (kept / "facts" / "node.facts").exists() and (kept / "out" / "kept.csv").exists()
