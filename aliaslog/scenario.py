@@ -6,12 +6,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from extractor.relay.ast import Let, Module, TupleType, post_order
+from extractor.relay.ast import Let, Module, RefRead, RefWrite, TupleType, post_order
 from extractor.relay.typeinfer import infer_types
 
 from .dce import dce
 from .gradient import gradient_module
 from .interpreter import evaluate, flatten_value, random_inputs
+from .training import training_step
 
 BASELINE = "none"
 
@@ -23,6 +24,7 @@ class ScenarioResult:
     names: list[str]
     outputs: dict[str, list[np.ndarray]] = field(default_factory=dict)
     bindings: dict[str, int] = field(default_factory=dict)
+    ref_ops: dict[str, int] = field(default_factory=dict)
 
     def max_abs_diff(self, mode: str) -> list[float]:
         """Per output, the largest absolute difference from the no-DCE run."""
@@ -40,6 +42,14 @@ def count_lets(mod: Module) -> int:
     )
 
 
+def count_ref_ops(mod: Module) -> int:
+    """ref_read and ref_write nodes in every global function."""
+    return sum(
+        sum(isinstance(n, (RefRead, RefWrite)) for n in post_order(fn))
+        for fn in mod.functions.values()
+    )
+
+
 def output_names(mod: Module, entry: str = "main") -> list[str]:
     """Names for the flattened outputs of a primal program's gradient: result, then d<param>."""
     fn = infer_types(mod).module.functions[entry]
@@ -50,28 +60,52 @@ def output_names(mod: Module, entry: str = "main") -> list[str]:
     return primal_names + [f"d{p.name_hint}" for p in fn.params]
 
 
-def run_seed_scenario(
-    mod: Module, seed: int = 0, modes: tuple[str, ...] = ("assume-pure", "purity")
+MODES = ("assume-pure", "purity", "analysis")
+
+
+def compare_dce(
+    program: Module, names: list[str], seed: int = 0, modes: tuple[str, ...] = MODES,
+    engine: str = "auto",
 ) -> ScenarioResult:
-    """Differentiate @main, run it on seeded random inputs with no DCE and with each mode."""
-    primal = infer_types(mod).module
-    grad = gradient_module(primal)
-    args = random_inputs(grad.functions["main"], seed)
-    result = ScenarioResult(output_names(primal))
-    result.outputs[BASELINE] = flatten_value(evaluate(grad, args))
-    result.bindings[BASELINE] = count_lets(grad)
+    """Run program on seeded random inputs with no DCE and after each DCE mode."""
+    args = random_inputs(program.functions["main"], seed)
+    result = ScenarioResult(names)
+    result.outputs[BASELINE] = flatten_value(evaluate(program, args))
+    result.bindings[BASELINE] = count_lets(program)
+    result.ref_ops[BASELINE] = count_ref_ops(program)
     for mode in modes:
-        pruned = dce(grad, mode=mode)
+        options = {"engine": engine} if mode == "analysis" else {}
+        pruned = dce(program, mode=mode, **options)
         result.outputs[mode] = flatten_value(evaluate(pruned, args))
         result.bindings[mode] = count_lets(pruned)
+        result.ref_ops[mode] = count_ref_ops(pruned)
     return result
+
+
+def run_seed_scenario(
+    mod: Module, seed: int = 0, modes: tuple[str, ...] = MODES, engine: str = "auto"
+) -> ScenarioResult:
+    """The issue's script: differentiate @main, then compare each DCE with none."""
+    primal = infer_types(mod).module
+    return compare_dce(gradient_module(primal), output_names(primal), seed, modes, engine)
+
+
+def run_training_scenario(
+    mod: Module, keep_grads: tuple[int, ...], seed: int = 0, modes: tuple[str, ...] = MODES,
+    engine: str = "auto",
+) -> ScenarioResult:
+    """A training step that keeps the loss and some gradients: where dead ref writes appear."""
+    primal = infer_types(mod).module
+    params = primal.functions["main"].params
+    names = ["loss"] + [f"d{params[i].name_hint}" for i in keep_grads]
+    return compare_dce(training_step(primal, keep_grads), names, seed, modes, engine)
 
 
 def format_table(result: ScenarioResult) -> str:
     """Max |output - no-DCE output| per output and mode, plus bindings kept, as a text table."""
     modes = [m for m in result.outputs if m != BASELINE]
     width = max(12, *(len(m) for m in modes))
-    name_w = max(14, *(len(n) + 2 for n in result.names))
+    name_w = max(23, *(len(n) + 2 for n in result.names))
     head = f"{'output':<{name_w}}" + "".join(f"{m:>{width + 2}}" for m in modes)
     lines = [head, "-" * len(head)]
     diffs = {m: result.max_abs_diff(m) for m in modes}
@@ -86,5 +120,9 @@ def format_table(result: ScenarioResult) -> str:
     row = f"{'bindings kept':<{name_w}}"
     for m in modes:
         row += f"{f'{result.bindings[m]}/{total}':>{width + 2}}"
+    lines.append(row)
+    row = f"{'ref reads+writes kept':<{name_w}}"
+    for m in modes:
+        row += f"{f'{result.ref_ops[m]}/{result.ref_ops[BASELINE]}':>{width + 2}}"
     lines.append(row)
     return "\n".join(lines)
