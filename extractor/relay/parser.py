@@ -10,7 +10,6 @@ Type inference is not run here: annotations absent from the text stay None.
 
 from __future__ import annotations
 
-import base64
 import functools
 import json
 import re
@@ -64,6 +63,8 @@ from .ast import (
     Var,
 )
 from .errors import ParseError, Span
+from .gcpause import gc_paused
+from .json_io import decode_ndarray
 from .lexer import (
     BOOL,
     EOF,
@@ -107,7 +108,6 @@ BINOPS: dict[str, tuple[str, int]] = {
 
 _DTYPE_RE = re.compile(r"(?:(u?int|float)([0-9]*)|bool)(?:x[0-9]+)?")
 _DTYPE_PREFIX = ("int", "uint", "float", "bool")
-_DLTENSOR_MAGIC = 0xDD5E40F096B4A13F
 _T = _TV("_T")
 
 
@@ -1095,39 +1095,14 @@ class _Parser:
         return v
 
 
-def decode_ndarray(b64: str) -> np.ndarray:
-    """Decode one `b64ndarrays` entry (a serialised DLTensor, relay-notes §6) into numpy."""
-    raw = base64.b64decode(b64)
-    magic, _reserved = struct.unpack_from("<QQ", raw, 0)
-    if magic != _DLTENSOR_MAGIC:
-        raise ValueError(f"bad NDArray magic {magic:#x}")
-    _dev_type, _dev_id, ndim = struct.unpack_from("<iii", raw, 16)
-    code, bits, lanes = struct.unpack_from("<BBH", raw, 28)
-    if ndim < 0 or lanes != 1:
-        raise ValueError(f"unsupported NDArray (ndim={ndim}, lanes={lanes})")
-    shape = struct.unpack_from(f"<{ndim}q", raw, 32)
-    off = 32 + 8 * ndim
-    (nbytes,) = struct.unpack_from("<q", raw, off)
-    off += 8
-    if code == 1 and bits == 1:
-        dt = np.dtype("bool")
-    elif code in (0, 1, 2) and bits in (8, 16, 32, 64):
-        dt = np.dtype({0: "int", 1: "uint", 2: "float"}[code] + str(bits)).newbyteorder("<")
-    else:
-        raise ValueError(f"unsupported dtype (code={code}, bits={bits})")
-    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
-    if nbytes != count * dt.itemsize or off + nbytes > len(raw):
-        raise ValueError(f"data size {nbytes} does not match shape {tuple(shape)}")
-    arr = np.frombuffer(raw, dtype=dt, count=count, offset=off).reshape(shape)
-    return arr.astype(dt.newbyteorder("=")).copy()
-
-
+@gc_paused()
 def parse(text: str, source_name: str = "from_string") -> Module:
     """Parse a Relay module (the `#[version = "0.0.5"]` header is required)."""
     p = _Parser(text, source_name)
     return p.run(p.parse_module)
 
 
+@gc_paused()
 def parse_expr(text: str, source_name: str = "from_string") -> Expr:
     """Parse a Relay expression (version header optional; `free_var %x: T;` declares %x)."""
     p = _Parser(text, source_name)
