@@ -48,6 +48,7 @@ from extractor.relay.ast import (
     pattern_vars,
 )
 from extractor.relay.errors import RelayTypeError
+from extractor.relay.gcpause import gc_paused
 from extractor.relay.ops import lookup
 from extractor.relay.typeinfer import infer_types
 
@@ -90,6 +91,7 @@ def dce(
     )
 
 
+@gc_paused()
 def assume_pure_dce(mod: Module, inline_once: bool = False) -> Module:
     """Pre-#9542 DCE: a function pass over each global function; every binding assumed pure."""
     out = {}
@@ -99,6 +101,7 @@ def assume_pure_dce(mod: Module, inline_once: bool = False) -> Module:
     return Module(out, mod.type_defs, mod.source_name)
 
 
+@gc_paused()
 def purity_dce(mod: Module, type_of: TypeOf, inline_once: bool = False) -> Module:
     """Post-#9542 DCE on a type-inferred module: impure bindings stay, pure dead ones go."""
     purity = compute_purity(mod, type_of)

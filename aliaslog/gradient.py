@@ -49,6 +49,7 @@ from extractor.relay.ast import (
     post_order,
 )
 from extractor.relay.errors import RelayTypeError, Span
+from extractor.relay.gcpause import gc_paused
 from extractor.relay.typeinfer import infer_types
 
 from .grad_rules import RuleError, get_rule
@@ -570,6 +571,7 @@ def _first_free_index(mod: Module) -> int:
     return top + 1
 
 
+@gc_paused()
 def gradient(
     func: Function | GlobalVar, mod: Module | None = None, mode: str = "higher_order"
 ) -> tuple[Function, Module]:
@@ -649,34 +651,42 @@ def _gradient(tfn: Function, typed: object, base: Module) -> tuple[Function, dic
                                    reverse_type(t)))
     c = ll.push(Call(rev, (*normal_args, bp)), reverse_type(ret_t))
 
-    def init_grad(e: Expr, t: Type) -> None:
-        if isinstance(t, TensorType):
-            ll.push(RefWrite(_field(e, 1), Call(Op("ones_like"), (_field(e, 0),))), UNIT)
-        elif isinstance(t, TupleType):
-            if not t.fields:
-                raise _Unsupported("cannot seed the gradient of a function returning ()")
-            init_grad(ll.push(_field(e, 0), reverse_type(t.fields[0])), t.fields[0])
-        else:
-            raise _Unsupported(f"cannot seed the gradient of a result of type {t}")
-
-    init_grad(c, ret_t)
+    _init_grad(c, ret_t, ll)
     ll.push(Call(RefRead(bp), ()), UNIT)
     grads = tuple(RefRead(_field(a, 1)) for a in normal_args)
-
-    def final_result(e: Expr, t: Type) -> Expr:
-        if isinstance(t, TensorType):
-            return _field(e, 0)
-        if isinstance(t, TupleType):
-            return Tuple(tuple(final_result(ll.push(_field(e, i), reverse_type(ft)), ft)
-                               for i, ft in enumerate(t.fields)))
-        raise _Unsupported(f"cannot return a result of type {t} from a gradient")
-
-    body = ll.get(Tuple((final_result(c, ret_t), Tuple(grads))))
+    body = ll.get(Tuple((_final_result(c, ret_t, ll), Tuple(grads))))
     out = Function(tfn.params, body, grad_ret_type(param_ts, ret_t), (), tfn.attrs,
                    span=tfn.span)
     return out, ctx.new_funcs
 
 
+# module functions, not closures: a recursive closure is a reference cycle keeping the whole
+# let list alive until the next cyclic GC
+
+
+def _init_grad(e: Expr, t: Type, ll: LetList) -> None:
+    """Seed the output gradient: ones for the first tensor leaf of the result."""
+    if isinstance(t, TensorType):
+        ll.push(RefWrite(_field(e, 1), Call(Op("ones_like"), (_field(e, 0),))), UNIT)
+    elif isinstance(t, TupleType):
+        if not t.fields:
+            raise _Unsupported("cannot seed the gradient of a function returning ()")
+        _init_grad(ll.push(_field(e, 0), reverse_type(t.fields[0])), t.fields[0], ll)
+    else:
+        raise _Unsupported(f"cannot seed the gradient of a result of type {t}")
+
+
+def _final_result(e: Expr, t: Type, ll: LetList) -> Expr:
+    """The primal result out of the AD value e (`.0` of every tensor leaf)."""
+    if isinstance(t, TensorType):
+        return _field(e, 0)
+    if isinstance(t, TupleType):
+        return Tuple(tuple(_final_result(ll.push(_field(e, i), reverse_type(ft)), ft, ll)
+                           for i, ft in enumerate(t.fields)))
+    raise _Unsupported(f"cannot return a result of type {t} from a gradient")
+
+
+@gc_paused()
 def gradient_module(mod: Module, entry: str = "main") -> Module:
     """`mod` with `@entry` replaced by its gradient (plus any `@f_grad`), type-inferred."""
     if entry not in mod.functions:

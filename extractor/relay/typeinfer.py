@@ -57,6 +57,7 @@ from .ast import (
     post_order,
 )
 from .errors import RelayTypeError, Span
+from .gcpause import gc_paused
 from .op_types import ArgMismatch, Defer, OpAttrs, RelError, Result, relation, type_str
 
 __all__ = ["Typed", "infer_types", "infer_expr", "type_str"]
@@ -80,6 +81,7 @@ class Typed:
         return t
 
 
+@gc_paused()
 def infer_types(mod: Module) -> Typed:
     """Infer and check every global function of mod; return the annotated module and types."""
     inf = _Infer(mod)
@@ -90,6 +92,7 @@ def infer_types(mod: Module) -> Typed:
     return Typed(out, types)
 
 
+@gc_paused()
 def infer_expr(e: Expr, mod: Module | None = None) -> tuple[Expr, dict[int, Type]]:
     """Infer an expression (free vars allowed) against mod's globals and type definitions."""
     inf = _Infer(mod if mod is not None else Module({}))
@@ -163,6 +166,7 @@ class _Infer:
         self.pending: list[_Pending] = []
         self.ready: list[_Pending] = []
         self.cur_span: Span | None = None
+        self.zonk_memo: dict[int, tuple[Type, Type]] = {}  # id(solved term) -> (term, zonked)
 
     # -------------------------------------------------------------------------- type terms
 
@@ -255,6 +259,31 @@ class _Infer:
         if isinstance(t, TypeCall):
             return TypeCall(t.name, tuple(self.zonk(a, holes) for a in t.args))
         return t
+
+    def zonk_final(self, t: Type) -> Type:
+        """zonk after solving: each solved term is rebuilt once, however often it is shared."""
+        t = self.find(t)
+        if isinstance(t, TensorType):
+            return t
+        memo = self.zonk_memo
+        hit = memo.get(id(t))
+        if hit is not None:
+            return hit[1]
+        if isinstance(t, _Hole):
+            out: Type = IncompleteType()
+        elif isinstance(t, TupleType):
+            out = TupleType(tuple(self.zonk_final(f) for f in t.fields))
+        elif isinstance(t, FuncType):
+            out = FuncType(tuple(self.zonk_final(a) for a in t.arg_types),
+                           self.zonk_final(t.ret_type), t.type_params)
+        elif isinstance(t, RefType):
+            out = RefType(self.zonk_final(t.value))
+        elif isinstance(t, TypeCall):
+            out = TypeCall(t.name, tuple(self.zonk_final(a) for a in t.args))
+        else:
+            out = t
+        memo[id(t)] = (t, out)  # t is kept alive so its id is not reused
+        return out
 
     def raw(self, t: Type | None) -> Type:
         """An annotation as a solver type: each `_` (or a missing annotation) is a fresh hole."""
@@ -681,7 +710,7 @@ class _Infer:
         def ztype(key: int) -> Type:
             z = zonked.get(key)
             if z is None:
-                z = zonked[key] = self.zonk(self.types[key])
+                z = zonked[key] = self.zonk_final(self.types[key])
             return z
 
         def new_var(v: Var) -> Var:
@@ -689,25 +718,15 @@ class _Infer:
             if nv is None:
                 nv = v
                 if v.type_annotation is None or _incomplete(v.type_annotation):
-                    vt = self.zonk(self.var_type(v))
+                    vt = self.zonk_final(self.var_type(v))
                     if v.type_annotation is None or vt != v.type_annotation:
                         nv = Var(v.name_hint, vt, span=v.span)
                 new[id(v)] = nv
-                final[id(nv)] = self.zonk(self.var_type(v))
+                final[id(nv)] = self.zonk_final(self.var_type(v))
             return nv
 
         def pat(p: Pattern) -> Pattern:
-            if isinstance(p, PatternVar):
-                nv = new_var(p.var)
-                return p if nv is p.var else PatternVar(nv, span=p.span)
-            if isinstance(p, PatternConstructor | PatternTuple):
-                ps = tuple(pat(q) for q in p.patterns)
-                if all(a is b for a, b in zip(ps, p.patterns, strict=False)):
-                    return p
-                if isinstance(p, PatternTuple):
-                    return PatternTuple(ps, span=p.span)
-                return PatternConstructor(p.constructor, ps, span=p.span)
-            return p
+            return _rebuild_pattern(p, new_var)
 
         try:
             out = []
@@ -760,7 +779,7 @@ class _Infer:
             body = g(n.body)
             ret = n.ret_type
             if ret is None or _incomplete(ret):
-                ret = self.zonk(self.fn_ret(n))
+                ret = self.zonk_final(self.fn_ret(n))
             if _same(ps, n.params) and body is n.body and ret == n.ret_type:
                 return n
             return Function(ps, body, ret, n.type_params, n.attrs,  # type: ignore[arg-type]
@@ -790,6 +809,21 @@ class _Infer:
 
 
 # ----------------------------------------------------------------------------------- helpers
+
+
+def _rebuild_pattern(p: Pattern, new_var: Callable[[Var], Var]) -> Pattern:
+    """p over the rebuilt vars (a module function: a recursive closure is a reference cycle)."""
+    if isinstance(p, PatternVar):
+        nv = new_var(p.var)
+        return p if nv is p.var else PatternVar(nv, span=p.span)
+    if isinstance(p, PatternConstructor | PatternTuple):
+        ps = tuple(_rebuild_pattern(q, new_var) for q in p.patterns)
+        if all(a is b for a, b in zip(ps, p.patterns, strict=False)):
+            return p
+        if isinstance(p, PatternTuple):
+            return PatternTuple(ps, span=p.span)
+        return PatternConstructor(p.constructor, ps, span=p.span)
+    return p
 
 
 def _subterms(t: Type) -> Iterable[Type]:
