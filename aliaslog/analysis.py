@@ -25,6 +25,10 @@ REASONS = {
 
 Item = tuple[str, str, int]  # a demand item: (kind, node id, field)
 
+READ_BACK = {"keep_reason", "kept", "removable", "metric", "pts", "may_alias", "call_target",
+             "local_effect", "unknown_effect"}
+EXPLAIN = {"dem_edge", "dem_root"}
+
 
 @dataclass(frozen=True)
 class Reason:
@@ -124,6 +128,8 @@ class AnalysisResult:
     # ----------------------------------------------------------------------- explain
     def explain(self, let: A.Let) -> list[str]:
         """The chain of reasons from a kept binding to a root (result, escape, unknown effect)."""
+        if "dem_edge" not in self.relations:
+            raise ValueError("this result was computed with explain=False")
         bid = self.binding_id(let)
         name = _var_name(let.var)
         if bid not in self.kept_ids:
@@ -254,8 +260,13 @@ def analyze(
     keep_files: str | os.PathLike[str] | None = None,
     op_effects: list[str] | None = None,
     timeout: float = 600,
+    explain: bool = True,
 ) -> AnalysisResult:
-    """Run the whole pipeline on a Relay module: extract facts, solve the rules, read back."""
+    """Run the whole pipeline on a Relay module: extract facts, solve the rules, read back.
+
+    With `explain=False` the demand graph (the largest output) is not read back: verdicts,
+    reasons, points-to and metrics are all there, but `AnalysisResult.explain` is not.
+    """
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     extraction = extract_relay(mod, entry, load_op_effects(*(op_effects or ())))
@@ -272,6 +283,8 @@ def analyze(
             engine=engine,
             timeout=timeout,
             defines={"FLOW_SENSITIVE": "1"} if flow_sensitive else None,
+            output_relations=None if keep_files is not None
+            else READ_BACK | (EXPLAIN if explain else set()),
         )
         timings["solve"] = time.perf_counter() - t1
     t2 = time.perf_counter()
@@ -295,8 +308,8 @@ def read_back(
     res.kept_ids = {b for (b,) in rels["kept"]}
     res.removable_ids = {b for (b,) in rels["removable"]}
     res.metrics = {name: value for _, name, value in sorted(rels["metric"])}
-    for k, x, i, k2, x2, i2 in rels["dem_edge"]:
+    for k, x, i, k2, x2, i2 in rels.get("dem_edge", ()):
         res._why.setdefault((k, x, i), []).append((k2, x2, i2))
-    for k, x, i, why in rels["dem_root"]:
+    for k, x, i, why in rels.get("dem_root", ()):
         res._roots[(k, x, i)] = why
     return res
