@@ -151,7 +151,10 @@ class AnalysisResult:
                 continue
             start: Item = ("used", r.witness, -1) if r.reason == "demanded" else (
                 "effect", r.witness, -1)
-            for item in self._chain(start)[1:]:
+            chain = self._chain(start)[1:]
+            for k, item in enumerate(chain):
+                if isinstance(self.node(item[1]), A.Let) and k < len(chain) - 1:
+                    continue  # a let passes its body's value on: nothing to say
                 lines.append(f"  because {self.describe_item(item)}")
             return lines
 
