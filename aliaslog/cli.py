@@ -210,8 +210,11 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     print("   weight and bias gradients, throwing the data and label gradients away:\n")
     step = run_training_scenario(mod, grads, seed=args.seed, engine=args.engine)
     print(format_table(step))
-    print("\n   analysis DCE also removes the dead writes into the data and label gradient")
-    print("   cells that purity DCE must keep; `aliaslog explain` says why the rest stay.")
+    print("\n   analysis DCE also removes the dead reads and writes of the data and label")
+    print("   gradient cells that purity DCE must keep:")
+    for line in step.removed_ref_ops:
+        print(f"     {line}")
+    print("   `aliaslog explain FILE %name` says why any other binding stays.")
     return 0
 
 

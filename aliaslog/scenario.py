@@ -25,6 +25,7 @@ class ScenarioResult:
     outputs: dict[str, list[np.ndarray]] = field(default_factory=dict)
     bindings: dict[str, int] = field(default_factory=dict)
     ref_ops: dict[str, int] = field(default_factory=dict)
+    removed_ref_ops: list[str] = field(default_factory=list)
 
     def max_abs_diff(self, mode: str) -> list[float]:
         """Per output, the largest absolute difference from the no-DCE run."""
@@ -90,6 +91,18 @@ def run_seed_scenario(
     return compare_dce(gradient_module(primal), output_names(primal), seed, modes, engine)
 
 
+def removed_ref_ops(program: Module, engine: str = "auto") -> list[str]:
+    """`%name = ref_read(...)` / `ref_write(...)` bindings the analysis proves removable."""
+    from .analysis import analyze
+
+    result = analyze(program, engine=engine, explain=False)
+    return [
+        f"%{let.var.name_hint} = {type(let.value).__name__.replace('Ref', 'ref_').lower()}(...)"
+        for let in result.removable()
+        if isinstance(let.value, (RefRead, RefWrite))
+    ]
+
+
 def run_training_scenario(
     mod: Module, keep_grads: tuple[int, ...], seed: int = 0, modes: tuple[str, ...] = MODES,
     engine: str = "auto",
@@ -98,7 +111,10 @@ def run_training_scenario(
     primal = infer_types(mod).module
     params = primal.functions["main"].params
     names = ["loss"] + [f"d{params[i].name_hint}" for i in keep_grads]
-    return compare_dce(training_step(primal, keep_grads), names, seed, modes, engine)
+    step = training_step(primal, keep_grads)
+    result = compare_dce(step, names, seed, modes, engine)
+    result.removed_ref_ops = removed_ref_ops(step, engine)
+    return result
 
 
 def format_table(result: ScenarioResult) -> str:

@@ -87,3 +87,17 @@ def test_demo_runs_seed(seed_path, capsys):
     assert main(["demo", str(seed_path)]) == 0
     out = capsys.readouterr().out
     assert "assume-pure" in out and "purity" in out and "dinput_0" in out
+
+
+def test_parse_reads_save_json_files(square, tmp_path, capsys):
+    from extractor.relay.json_io import save_json
+    from extractor.relay.parser import parse_file
+
+    doc = tmp_path / "square.json"
+    doc.write_text(save_json(parse_file(square)))
+    assert main(["parse", str(doc)]) == 0
+    assert "multiply(%x, %x)" in capsys.readouterr().out
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"root": 1, "nodes": [{"type_key": ""}, {"type_key": "relay.Nope"}]}')
+    assert main(["parse", str(bad)]) == 1
+    assert "relay.Nope" in capsys.readouterr().err
