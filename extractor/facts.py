@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -13,11 +14,13 @@ _ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 _UNESCAPES = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
 
 
+_NEEDS_ESCAPE = re.compile(r"[\\\t\n\r]")
+_ESCAPE_TABLE = str.maketrans(_ESCAPES)
+
+
 def escape_symbol(s: str) -> str:
     """Make a symbol safe for a TSV cell: backslash, tab, newline and CR become escapes."""
-    if not any(c in s for c in _ESCAPES):
-        return s
-    return "".join(_ESCAPES.get(c, c) for c in s)
+    return s.translate(_ESCAPE_TABLE) if _NEEDS_ESCAPE.search(s) else s
 
 
 def unescape_symbol(s: str) -> str:
@@ -43,18 +46,24 @@ class FactSet:
     def __init__(self) -> None:
         self.rows: dict[str, list[tuple[str | int, ...]]] = {r.name: [] for r in SCHEMA}
         self._seen: dict[str, set[tuple[str | int, ...]]] = {r.name: set() for r in SCHEMA}
+        self._types = {r.name: tuple(int if t == "number" else str for _, t in r.columns)
+                       for r in SCHEMA}
 
     def add(self, relation: str, *row: str | int) -> None:
         """Add one row (duplicates are dropped); a wrong arity or column type is a bug."""
-        rel = SCHEMA_BY_NAME[relation]
-        if len(row) != rel.arity:
-            raise ValueError(f"{relation} takes {rel.arity} columns, got {len(row)}: {row!r}")
-        for (col, typ), value in zip(rel.columns, row, strict=True):
-            if (typ == "number") != isinstance(value, int):
-                raise ValueError(f"{relation}.{col} is {typ}, got {value!r}")
-        if row not in self._seen[relation]:
-            self._seen[relation].add(row)
-            self.rows[relation].append(row)
+        seen = self._seen[relation]
+        if row in seen:
+            return
+        types = self._types[relation]
+        if len(row) != len(types) or any(
+            type(v) is not t for v, t in zip(row, types, strict=True)
+        ):
+            rel = SCHEMA_BY_NAME[relation]
+            if len(row) != rel.arity:
+                raise ValueError(f"{relation} takes {rel.arity} columns, got {len(row)}: {row!r}")
+            raise ValueError(f"{relation} has columns {rel.columns}, got {row!r}")
+        seen.add(row)
+        self.rows[relation].append(row)
 
     def count(self) -> int:
         """Total number of rows."""
@@ -62,11 +71,29 @@ class FactSet:
 
     def tsv(self, relation: str) -> str:
         """The relation as Soufflé TSV text (symbols escaped)."""
-        lines = []
-        for row in self.rows[relation]:
-            cells = (str(v) if isinstance(v, int) else escape_symbol(v) for v in row)
-            lines.append("\t".join(cells))
-        return "".join(line + "\n" for line in lines)
+        rows = self.rows[relation]
+        if not rows:
+            return ""
+        numeric = [t is int for t in self._types[relation]]
+        if not any(numeric):
+            text = "\n".join("\t".join(row) for row in rows)  # type: ignore[arg-type]
+            clean = (
+                text.count("\t") == len(rows) * (len(numeric) - 1)
+                and text.count("\n") == len(rows) - 1
+                and "\\" not in text
+                and "\r" not in text
+            )
+            if not clean:  # some symbol holds a separator or backslash: escape cell by cell
+                text = "\n".join(
+                    "\t".join(map(escape_symbol, row)) for row in rows  # type: ignore[arg-type]
+                )
+            return text + "\n"
+        lines = [
+            "\t".join(str(v) if num else escape_symbol(v)  # type: ignore[arg-type]
+                      for v, num in zip(row, numeric, strict=True))
+            for row in rows
+        ]
+        return "\n".join(lines) + "\n"
 
     def write(self, directory: str | os.PathLike[str]) -> Path:
         """Write `<relation>.facts` for every schema relation (empty ones too) into directory."""

@@ -342,7 +342,7 @@ class FlowWalk:
         self.pending.clear()
 
     def run(self, fn: A.Function) -> None:
-        budget = self.BUDGET * (len(A.post_order(fn.body)) + 1)
+        budget = self.BUDGET * (len(self.ex.ids.node_id) + 1)  # every node of the module
         # actions: ("eval", node) or ("event", node) or ("branches", if/match node)
         stack: list[tuple[str, A.Expr]] = [("eval", fn.body)]
         steps = 0

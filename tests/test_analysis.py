@@ -80,6 +80,20 @@ def test_symbol_escaping_round_trips(s):
     assert unescape_symbol(esc) == s
 
 
+def test_fact_files_round_trip_awkward_symbols(tmp_path):
+    facts = FactSet()
+    names = ["tab\there", "new\nline", "back\\slash", 'q"uote', "ünï ✓", "plain"]
+    for i, name in enumerate(names):
+        facts.add("node", name, "var", f"f{i}")
+    facts.add("param", "f", 3, "v\tw")
+    facts.write(tmp_path)
+    for rel in ("node", "param"):
+        lines = (tmp_path / f"{rel}.facts").read_text(encoding="utf-8").splitlines()
+        back = [tuple(unescape_symbol(c) for c in line.split("\t")) for line in lines]
+        want = [tuple(str(v) for v in row) for row in facts.rows[rel]]
+        assert back == want
+
+
 def test_fact_writer_checks_rows_against_the_schema():
     facts = FactSet()
     with pytest.raises(ValueError, match="takes 3 columns"):
