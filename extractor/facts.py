@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Iterable
 from pathlib import Path
 
 from .schema import SCHEMA, SCHEMA_BY_NAME
@@ -110,9 +109,3 @@ class FactSet:
             h.update(rel.name.encode())
             h.update(self.tsv(rel.name).encode())
         return h.hexdigest()
-
-
-def add_all(facts: FactSet, relation: str, rows: Iterable[tuple[str | int, ...]]) -> None:
-    """Add many rows to one relation."""
-    for row in rows:
-        facts.add(relation, *row)
