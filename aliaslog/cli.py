@@ -313,6 +313,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except LocatedError as err:
+        if err.text is None and err.span is not None and Path(err.span.source).is_file():
+            err.with_text(Path(err.span.source).read_text(encoding="utf-8", errors="replace"))
         print(err.render(), file=sys.stderr)
         return 1
     except KeyboardInterrupt:

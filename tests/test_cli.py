@@ -101,3 +101,19 @@ def test_parse_reads_save_json_files(square, tmp_path, capsys):
     bad.write_text('{"root": 1, "nodes": [{"type_key": ""}, {"type_key": "relay.Nope"}]}')
     assert main(["parse", str(bad)]) == 1
     assert "relay.Nope" in capsys.readouterr().err
+
+
+def test_type_error_shows_the_source_line(tmp_path, capsys):
+    bad = tmp_path / "t.relay"
+    bad.write_text('#[version = "0.0.5"]\ndef @main(%x: Tensor[(5, 10), float32], '
+                   '%w: Tensor[(20, 20), float32]) {\n  nn.dense(%x, %w, units=20)\n}\n')
+    assert main(["parse", "--types", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert f"{bad}:3:3: type error" in err and "Tensor[(20, 10), float32]" in err
+    assert "  nn.dense(%x, %w, units=20)\n    ^" in err
+
+
+def test_souffle_engine_missing_is_a_clear_error(seed_path, capsys, monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert main(["analyze", str(seed_path), "--engine", "souffle"]) == 1
+    assert "souffle not found on PATH" in capsys.readouterr().err

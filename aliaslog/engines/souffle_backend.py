@@ -32,7 +32,8 @@ def souffle_executable() -> str | None:
 def _require_executable() -> str:
     exe = souffle_executable()
     if exe is None:
-        raise EngineError("souffle not found on PATH")
+        raise EngineError("souffle not found on PATH (use the embedded engine, or install "
+                          "Soufflé: https://souffle-lang.github.io/install)")
     return exe
 
 
