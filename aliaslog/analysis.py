@@ -264,6 +264,7 @@ def analyze(
     op_effects: list[str] | None = None,
     timeout: float = 600,
     explain: bool = True,
+    compiled: bool = False,
 ) -> AnalysisResult:
     """Run the whole pipeline on a Relay module: extract facts, solve the rules, read back.
 
@@ -285,6 +286,7 @@ def analyze(
             out_dir=base / "out" if keep_files is not None else None,
             engine=engine,
             timeout=timeout,
+            compiled=compiled,
             defines={"FLOW_SENSITIVE": "1"} if flow_sensitive else None,
             output_relations=None if keep_files is not None
             else READ_BACK | (EXPLAIN if explain else set()),

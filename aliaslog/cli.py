@@ -100,6 +100,7 @@ def _analysis_options(args: argparse.Namespace) -> dict[str, object]:
         "flow_sensitive": args.flow_sensitive,
         "op_effects": args.op_effects,
         "timeout": args.timeout,
+        "compiled": args.compiled,
     }
 
 
@@ -234,6 +235,8 @@ def _analysis_arguments(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--op-effects", action="append", default=[], metavar="FILE",
                     help="extra operator effect table (operator<TAB>effect)")
     sp.add_argument("--timeout", type=float, default=600, help="Soufflé time limit (seconds)")
+    sp.add_argument("--compiled", action="store_true",
+                    help="Soufflé: compile the rules once (cached by hash), run the binary")
 
 
 def build_parser() -> argparse.ArgumentParser:
