@@ -303,10 +303,7 @@ def read_back(
     extraction: Extraction, relations: dict[str, list[tuple]], engine: str, seconds: float
 ) -> AnalysisResult:
     """Turn output relations into an AnalysisResult (symbols unescaped, ids mapped to nodes)."""
-    rels = {
-        name: [tuple(unescape_symbol(v) if isinstance(v, str) else v for v in row) for row in rows]
-        for name, rows in relations.items()
-    }
+    rels = unescape_relations(relations)
     res = AnalysisResult(extraction, rels, engine, seconds)
     for b, reason, witness in rels["keep_reason"]:
         res.reasons.setdefault(b, []).append(Reason(reason, witness))
@@ -318,3 +315,11 @@ def read_back(
     for k, x, i, why in rels.get("dem_root", ()):
         res._roots[(k, x, i)] = why
     return res
+
+
+def unescape_relations(relations: dict[str, list[tuple]]) -> dict[str, list[tuple]]:
+    """Output rows with their symbols unescaped (engines return them as stored)."""
+    return {
+        name: [tuple(unescape_symbol(v) if isinstance(v, str) else v for v in row) for row in rows]
+        for name, rows in relations.items()
+    }

@@ -15,6 +15,23 @@ from extractor.relay.errors import LocatedError
 from .loading import UsageError, load_module, write_atomically, write_text_atomically
 
 
+class _RelaxCli:
+    """The Relax commands, imported on first use: apache-tvm takes seconds to import."""
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        from .relax import cli_commands
+
+        return getattr(cli_commands, name)
+
+
+relax_cli = _RelaxCli()
+
+
+def is_relax_file(path: str) -> bool:
+    """TVMScript inputs are Python files; everything else is Relay."""
+    return path.endswith(".py")
+
+
 def _cmd_parse(args: argparse.Namespace) -> int:
     from extractor.relay.printer import astext
 
@@ -82,6 +99,8 @@ def _cmd_grad(args: argparse.Namespace) -> int:
 
 
 def _cmd_dce(args: argparse.Namespace) -> int:
+    if is_relax_file(args.file):
+        return relax_cli.cmd_dce(args)
     from extractor.relay.printer import astext
 
     from .dce import dce
@@ -112,6 +131,8 @@ def _analyze(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 
 def _cmd_facts(args: argparse.Namespace) -> int:
+    if is_relax_file(args.file):
+        return relax_cli.cmd_facts(args)
     import shutil
     import tempfile
 
@@ -136,6 +157,8 @@ def _cmd_facts(args: argparse.Namespace) -> int:
 
 
 def _cmd_analyze(args: argparse.Namespace) -> int:
+    if is_relax_file(args.file):
+        return relax_cli.cmd_analyze(args)
     import json
 
     result = _analyze(args)
@@ -239,6 +262,14 @@ def _analysis_arguments(sp: argparse.ArgumentParser) -> None:
                     help="Soufflé: compile the rules once (cached by hash), run the binary")
 
 
+def _relax_arguments(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("--module", metavar="NAME",
+                    help="Relax: which IRModule of the file (when it defines several)")
+    sp.add_argument("--at", default="input", choices=["input", "legalized", "lowered"],
+                    help="Relax extraction point: the module as given; relax.build's pipeline "
+                         "up to RemovePurityChecking; or through KillAfterLastUse")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
     p = argparse.ArgumentParser(
@@ -267,8 +298,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--types", action="store_true", help="print /* ty=... */ comments")
     sp.set_defaults(func=_cmd_grad)
 
-    sp = sub.add_parser("dce", help="dead-code elimination")
+    sp = sub.add_parser("dce", help="dead-code elimination (Relay text, or Relax TVMScript .py)")
     sp.add_argument("file")
+    _relax_arguments(sp)
     sp.add_argument("--mode", choices=["assume-pure", "purity", "analysis"], default="purity")
     sp.add_argument("--inline-once", action="store_true")
     sp.add_argument("-o", "--output")
@@ -277,6 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("facts", help="write the program's Datalog facts (Soufflé TSV)")
     sp.add_argument("file")
+    _relax_arguments(sp)
     sp.add_argument("-o", "--output", required=True, metavar="DIR")
     sp.add_argument("--entry", default="main")
     sp.add_argument("--op-effects", action="append", default=[], metavar="FILE")
@@ -284,6 +317,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("analyze", help="run the analysis; print counts and metrics")
     sp.add_argument("file")
+    _relax_arguments(sp)
     sp.add_argument("--json", action="store_true")
     sp.add_argument("--keep-files", metavar="DIR", help="keep facts/ and out/ here")
     _analysis_arguments(sp)
@@ -302,6 +336,22 @@ def build_parser() -> argparse.ArgumentParser:
     _analysis_arguments(sp)
     sp.set_defaults(func=_cmd_annotate)
 
+    sp = sub.add_parser("check", help="Relax alias-safety checks; exit 1 on any violation")
+    sp.add_argument("file", help="a TVMScript file (a Python file defining an IRModule)")
+    sp.add_argument("--after", metavar="AFTER",
+                    help="compare with the module after a pass: removed or reordered effects")
+    sp.add_argument("--after-module", metavar="NAME", help="which IRModule of AFTER")
+    sp.add_argument("--module", metavar="NAME", help="which IRModule of FILE")
+    sp.add_argument("--at", default="input,legalized",
+                    help="extraction points to check, comma-separated (default: "
+                         "input,legalized; also: lowered)")
+    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--engine", choices=["auto", "souffle", "embedded"], default="auto")
+    sp.add_argument("--op-effects", action="append", default=[], metavar="FILE",
+                    help="extra effect table (name<TAB>effect)")
+    sp.add_argument("--timeout", type=float, default=600, help="Soufflé time limit (seconds)")
+    sp.set_defaults(func=lambda a: relax_cli.cmd_check(a))
+
     sp = sub.add_parser("demo", help="the seed scenario: gradient, DCE modes, output diffs")
     sp.add_argument("file", help="the seed program (tests/data/seed_issue_program.relay)")
     sp.add_argument("--seed", type=int, default=0)
@@ -319,7 +369,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if err.text is None and err.span is not None and Path(err.span.source).is_file():
             err.with_text(Path(err.span.source).read_text(encoding="utf-8", errors="replace"))
         print(err.render(), file=sys.stderr)
-        return 1
+        return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # e.g. piped into `head`: stop quietly

@@ -4,3 +4,4 @@ from pathlib import Path
 
 RULES_DIR = Path(__file__).resolve().parent
 MAIN = RULES_DIR / "main.dl"
+RELAX_MAIN = RULES_DIR / "relax.dl"

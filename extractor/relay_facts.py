@@ -10,43 +10,17 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .effect_table import ExtractError, load_effect_table
 from .facts import FactSet
 from .relay import ast as A
-from .relay.errors import LocatedError
 from .relay.ops import OPS
 
-EFFECTS = ("none", "reads", "writes", "allocates", "io", "random", "unknown")
 DEFAULT_OP_EFFECTS = Path(__file__).with_name("op_effects.tsv")
 
 
-class ExtractError(LocatedError):
-    """The program cannot be turned into facts (bad effect table, unknown entry function)."""
-
-    kind = "extract error"
-
-
 def load_op_effects(*paths: str | os.PathLike[str]) -> dict[str, str]:
-    """Read effect tables (later files override earlier ones); errors name file and line."""
-    table: dict[str, str] = {}
-    for path in (DEFAULT_OP_EFFECTS, *paths):
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ExtractError(f"{path}: cannot read op effect table: {exc}") from None
-        for lineno, line in enumerate(text.splitlines(), 1):
-            if not line.strip() or line.lstrip().startswith("#"):
-                continue
-            parts = line.split("\t") if "\t" in line else line.split()
-            if len(parts) != 2 or parts[1].strip() not in EFFECTS:
-                from .relay.errors import Span
-
-                raise ExtractError(
-                    f"expected `operator<TAB>effect` with effect one of {', '.join(EFFECTS)}",
-                    Span(str(path), lineno, 1),
-                    text,
-                )
-            table[parts[0].strip()] = parts[1].strip()
-    return table
+    """The Relay operator effect table: the default file, overridden by `paths` in order."""
+    return load_effect_table(DEFAULT_OP_EFFECTS, *paths)
 
 
 @dataclass

@@ -87,6 +87,26 @@ SCHEMA: tuple[Relation, ...] = (
          "or branch in between: no read can see the first write's value"),
     # --- effects
     _rel("op_effect", "op:Op, effect:Effect", "what calling an operator may do (data table)"),
+    # --- memory (Relax): tensors, storages, views, in-place and destination-passing writes
+    _rel("rx_call", "c:Node, kind:symbol, callee:Op",
+         "c calls an operator (kind op), a packed function (extern) or a PrimFunc (primfunc) "
+         "by name; its tensor arguments are call_arg"),
+    _rel("alloc_site", "n:Node, kind:symbol",
+         "evaluating n yields a fresh object of this kind: tensor, storage, constant, param, "
+         "value"),
+    _rel("view_of", "n:Node, src:Node, why:symbol",
+         "n's value may share memory with src's: a view, an in-place result, or an identity op "
+         "that lowering turns into a view"),
+    _rel("mem_write", "n:Node, target:Node, how:symbol",
+         "evaluating n writes into the memory of target's value (inplace: n's result is the new "
+         "version; dps: a kernel or packed function fills a destination)"),
+    _rel("in_storage", "t:Node, s:Node", "the tensor allocated at t lives in the storage s holds"),
+    _rel("kill", "n:Node, target:Node, what:symbol",
+         "evaluating n ends the lifetime of target's tensor or storage"),
+    _rel("tvm_impure", "c:Node, why:symbol",
+         "TVM's own purity judgment calls c impure (FPurity, or the callee's FuncType)"),
+    _rel("block_end", "blk:Block, result:Node, n:number",
+         "after its n bindings, block blk evaluates to result"),
 )
 
 SCHEMA_BY_NAME = {r.name: r for r in SCHEMA}

@@ -39,13 +39,13 @@ def test_parse_error_is_located_without_traceback(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "aliaslog.cli", "parse", str(bad)], capture_output=True, text=True
     )
-    assert proc.returncode == 1
+    assert proc.returncode == 2
     assert f"{bad}:3:3" in proc.stderr and "nn.dense" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 
 def test_missing_file(capsys):
-    assert main(["parse", "/nonexistent/x.relay"]) == 1
+    assert main(["parse", "/nonexistent/x.relay"]) == 2
     assert "no such file" in capsys.readouterr().err
 
 
@@ -78,7 +78,7 @@ def test_failed_command_leaves_no_output(tmp_path, capsys):
     bad = tmp_path / "bad.relay"
     bad.write_text('#[version = "0.0.5"]\ndef @main(%x: float32) {\n  add(%x,\n')
     out = tmp_path / "out.relay"
-    assert main(["grad", str(bad), "-o", str(out)]) == 1
+    assert main(["grad", str(bad), "-o", str(out)]) == 2
     assert not out.exists()
     assert list(tmp_path.iterdir()) == [bad]
 
@@ -99,7 +99,7 @@ def test_parse_reads_save_json_files(square, tmp_path, capsys):
     assert "multiply(%x, %x)" in capsys.readouterr().out
     bad = tmp_path / "bad.json"
     bad.write_text('{"root": 1, "nodes": [{"type_key": ""}, {"type_key": "relay.Nope"}]}')
-    assert main(["parse", str(bad)]) == 1
+    assert main(["parse", str(bad)]) == 2
     assert "relay.Nope" in capsys.readouterr().err
 
 
@@ -107,7 +107,7 @@ def test_type_error_shows_the_source_line(tmp_path, capsys):
     bad = tmp_path / "t.relay"
     bad.write_text('#[version = "0.0.5"]\ndef @main(%x: Tensor[(5, 10), float32], '
                    '%w: Tensor[(20, 20), float32]) {\n  nn.dense(%x, %w, units=20)\n}\n')
-    assert main(["parse", "--types", str(bad)]) == 1
+    assert main(["parse", "--types", str(bad)]) == 2
     err = capsys.readouterr().err
     assert f"{bad}:3:3: type error" in err and "Tensor[(20, 10), float32]" in err
     assert "  nn.dense(%x, %w, units=20)\n    ^" in err
@@ -115,5 +115,5 @@ def test_type_error_shows_the_source_line(tmp_path, capsys):
 
 def test_souffle_engine_missing_is_a_clear_error(seed_path, capsys, monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")
-    assert main(["analyze", str(seed_path), "--engine", "souffle"]) == 1
+    assert main(["analyze", str(seed_path), "--engine", "souffle"]) == 2
     assert "souffle not found on PATH" in capsys.readouterr().err

@@ -1,0 +1,253 @@
+"""Relax module -> facts -> relax.dl -> RelaxResult: verdicts, effects and violations."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tvm
+from tvm import relax
+
+from datalog_rules import RELAX_MAIN
+from extractor.relax_facts import RelaxExtraction, extract_relax, load_relax_effects
+from extractor.relax_load import to_point
+
+from ..analysis import REASONS, unescape_relations
+from ..engines import solve
+
+READ_BACK = {"keep_reason", "kept", "removable", "metric", "violation", "observable",
+             "observable_root", "pts", "may_alias", "write_obj"}
+
+KIND_TEXT = {
+    "inplace-live": "in-place write to a value that is used afterwards",
+    "inplace-param": "write into a parameter of an entry function (the caller's tensor changes)",
+    "inplace-const": "write into a module constant (later calls see it)",
+    "use-after-kill": "use of a tensor after kill_tensor ended its lifetime",
+    "storage-reuse": "write into a storage that a live tensor still occupies",
+}
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a binding is, for people: its function, variable name and TVMScript line."""
+
+    function: str
+    name: str
+    line: int | None
+    source: str  # a file name, or "script" when the line is in `mod.script()`
+    text: str = ""
+
+    def __str__(self) -> str:
+        where = f"{self.source}:{self.line}" if self.line else self.source
+        return f"`{self.name}` in @{self.function} ({where})"
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One failed alias-safety check, with the bindings involved."""
+
+    kind: str
+    site: Place  # the write, kill or call
+    var: Place | None  # the variable whose value is at risk
+    obj: str  # what memory is at stake, in words
+    point: str = "input"
+
+    def describe(self) -> str:
+        head = f"{self.kind}: {KIND_TEXT.get(self.kind, self.kind)}"
+        lines = [head, f"  at    {self.site}" + (f"   {self.site.text}" if self.site.text else "")]
+        if self.var is not None:
+            lines.append(f"  value {self.var}" + (f"   {self.var.text}" if self.var.text else ""))
+        lines.append(f"  memory {self.obj}   [{self.point}]")
+        return "\n".join(lines)
+
+    def key(self) -> tuple:
+        """Identity across extraction points: kind, function and names involved."""
+        return (self.kind, self.site.function, self.site.name,
+                self.var.name if self.var else "")
+
+
+@dataclass
+class RelaxResult:
+    """Output relations read back onto the module's bindings."""
+
+    extraction: RelaxExtraction
+    relations: dict[str, list[tuple]]
+    engine: str
+    point: str
+    timings: dict[str, float] = field(default_factory=dict)
+    kept_ids: set[str] = field(default_factory=set)
+    removable_ids: set[str] = field(default_factory=set)
+    reasons: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    metrics: dict[str, int] = field(default_factory=dict)
+    _places: dict[str, Place] | None = field(default=None, repr=False)
+
+    @property
+    def module(self) -> tvm.IRModule:
+        return self.extraction.module
+
+    # ------------------------------------------------------------------ bindings
+    def binding_ids(self) -> list[str]:
+        """Every binding id, in extraction (program) order."""
+        return sorted(self.extraction.ids.binding_of, key=lambda b: int(b[1:]))
+
+    def binding(self, bid: str) -> Any:
+        return self.extraction.ids.binding_of[bid]
+
+    def removable(self) -> list[Any]:
+        """The Binding objects DCE may delete."""
+        return [self.binding(b) for b in self.binding_ids() if b in self.removable_ids]
+
+    def why_kept(self, bid: str) -> str:
+        """The reasons a binding is kept, in words."""
+        return "; ".join(f"{REASONS.get(r, r)} ({self.describe(w)})"
+                         for r, w in sorted(self.reasons.get(bid, [])))
+
+    def observable_ids(self) -> list[str]:
+        """Bindings whose evaluation may have an effect the outside world sees, in order."""
+        obs = {n for (n,) in self.relations["observable"]}
+        ids = self.extraction.ids
+        out = []
+        for bid in self.binding_ids():
+            value = self.binding(bid).value
+            if ids.node_id.get(value) in obs:
+                out.append(bid)
+        return out
+
+    def signature(self, bid: str) -> str:
+        """What a binding calls, stable across passes: op, packed function or global name."""
+        ids = self.extraction.ids
+        value = self.binding(bid).value
+        nid = ids.node_id.get(value)
+        if nid in ids.callee_name:
+            return ids.callee_name[nid]
+        return type(value).__name__
+
+    # ------------------------------------------------------------------- places
+    def place(self, bid: str) -> Place:
+        if self._places is None:
+            self._places = _places(self.extraction)
+        return self._places[bid]
+
+    def binding_of_node(self, nid: str) -> str | None:
+        """The binding whose variable or value is node nid (outputs map to their call)."""
+        return self.extraction.ids.node_binding.get(nid)
+
+    def describe(self, nid: str) -> str:
+        """A node or object in words: a parameter, a constant, or the binding that makes it."""
+        ids = self.extraction.ids
+        if nid == "$opaque":
+            return "memory from outside the module"
+        obj = ids.nodes.get(nid)
+        if isinstance(obj, tuple) and obj and obj[0] == "output":
+            return f"output {obj[2]} of " + self.describe(obj[1])
+        if isinstance(obj, relax.Var):
+            bid = self.binding_of_node(nid)
+            if bid is None:
+                return f"parameter `{obj.name}`"
+            return str(self.place(bid))
+        if isinstance(obj, tvm.ir.GenericConst):
+            return "a module constant"
+        bid = self.binding_of_node(nid)
+        return str(self.place(bid)) if bid else nid
+
+    def violations(self) -> list[Violation]:
+        """The checks' findings, in program order."""
+        out = []
+        for kind, site, var, obj in sorted(self.relations["violation"]):
+            sb = self.binding_of_node(site)
+            vb = self.binding_of_node(var)
+            var_place = self.place(vb) if vb else None
+            if var_place is None and var != "$opaque":
+                o = self.extraction.ids.nodes.get(var)
+                if isinstance(o, relax.Var):
+                    fn = self.place(sb).function if sb else "?"
+                    var_place = Place(fn, str(o.name), None, "parameter")
+            out.append(Violation(kind, self.place(sb), var_place, self.describe(obj), self.point))
+        seen: set[tuple] = set()
+        unique = []
+        for v in out:
+            if v.key() not in seen:
+                seen.add(v.key())
+                unique.append(v)
+        return unique
+
+
+_MARK = re.compile(r"#\s*@@aliaslog(b\d+)\s*$")
+
+
+def _places(ex: RelaxExtraction) -> dict[str, Place]:
+    """Names and lines of every binding: source spans, else lines of `mod.script()`."""
+    ids = ex.ids
+    marks = {b: f"@@aliaslog{bid}" for bid, b in ids.binding_of.items()}
+    with contextlib.redirect_stderr(io.StringIO()):
+        text = ex.module.script(obj_to_annotate=marks)
+    script_line: dict[str, tuple[int, str]] = {}
+    for lineno, line in enumerate(text.splitlines(), 1):
+        m = _MARK.search(line)
+        if m:
+            script_line[m.group(1)] = (lineno, line[: m.start()].strip())
+    out = {}
+    for bid, b in ids.binding_of.items():
+        fn = ids.binding_func[bid]
+        name = str(b.var.name)
+        line, stmt = script_line.get(bid, (None, ""))
+        span = getattr(b.value, "span", None)
+        if span is not None and getattr(span, "source_name", None) is not None:
+            src = Path(str(span.source_name.name)).name
+            out[bid] = Place(fn, name, int(span.line), src, _short(stmt))
+        else:
+            out[bid] = Place(fn, name, line, "script", _short(stmt))
+    return out
+
+
+def _short(stmt: str, width: int = 90) -> str:
+    return stmt if len(stmt) <= width else stmt[: width - 3] + "..."
+
+
+def analyze_relax(
+    mod: tvm.IRModule,
+    *,
+    point: str = "input",
+    engine: str = "auto",
+    op_effects: list[str] | None = None,
+    entries: list[str] | None = None,
+    keep_files: str | os.PathLike[str] | None = None,
+    timeout: float = 600,
+    compiled: bool = False,
+) -> RelaxResult:
+    """Lower `mod` to an extraction point, extract facts, solve relax.dl and read back."""
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    at = to_point(mod, point)
+    timings["lower"] = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    extraction = extract_relax(at, load_relax_effects(*(op_effects or ())), entries)
+    timings["facts"] = time.perf_counter() - t1
+    with tempfile.TemporaryDirectory(prefix="aliaslog-relax-") as tmp:
+        base = Path(keep_files) if keep_files is not None else Path(tmp)
+        facts_dir = base / "facts"
+        extraction.facts.write(facts_dir)
+        t2 = time.perf_counter()
+        solved = solve(RELAX_MAIN, facts_dir,
+                       out_dir=base / "out" if keep_files is not None else None,
+                       engine=engine, timeout=timeout, compiled=compiled,
+                       output_relations=None if keep_files is not None else READ_BACK)
+        timings["solve"] = time.perf_counter() - t2
+    t3 = time.perf_counter()
+    rels = unescape_relations(solved.relations)
+    res = RelaxResult(extraction, rels, solved.engine, point)
+    res.kept_ids = {b for (b,) in rels["kept"]}
+    res.removable_ids = {b for (b,) in rels["removable"]}
+    for b, reason, witness in rels["keep_reason"]:
+        res.reasons.setdefault(b, []).append((reason, witness))
+    res.metrics = {name: value for _, name, value in sorted(rels["metric"])}
+    timings["read-back"] = time.perf_counter() - t3
+    res.timings = timings
+    return res

@@ -1,0 +1,110 @@
+"""`aliaslog check`: alias-safety violations in one module, and effects a pass lost or reordered."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import tvm
+from tvm import relax
+
+from .analysis import Place, RelaxResult, Violation, analyze_relax
+
+DEFAULT_POINTS = ("input", "legalized")
+
+
+def check_module(mod: tvm.IRModule, points: tuple[str, ...] = DEFAULT_POINTS,
+                 **options) -> list[Violation]:
+    """Violations of the module as given and at later extraction points, each reported once."""
+    seen: set[tuple] = set()
+    out: list[Violation] = []
+    for point in points:
+        for v in analyze_relax(mod, point=point, **options).violations():
+            if v.key() not in seen:
+                seen.add(v.key())
+                out.append(v)
+    return out
+
+
+@dataclass(frozen=True)
+class EffectChange:
+    """An observable call that a pass removed, or moved past another observable call."""
+
+    kind: str  # "removed-impure" or "reordered-impure"
+    function: str
+    call: str  # what the binding calls
+    before: Place
+    after: Place | None
+
+    def describe(self) -> str:
+        what = "removed" if self.kind == "removed-impure" else "reordered"
+        lines = [f"{self.kind}: the pass {what} a call with an observable effect ({self.call})",
+                 f"  before {self.before}" + (f"   {self.before.text}" if self.before.text else "")]
+        if self.after is not None:
+            lines.append(f"  after  {self.after}"
+                         + (f"   {self.after.text}" if self.after.text else ""))
+        return "\n".join(lines)
+
+
+def _effect_sequences(res: RelaxResult) -> dict[str, list[tuple[str, str]]]:
+    """Per Relax function: its observable bindings in program order, as (signature, id)."""
+    seqs: dict[str, list[tuple[str, str]]] = {}
+    for bid in res.observable_ids():
+        fn = res.extraction.ids.binding_func[bid]
+        seqs.setdefault(fn, []).append((res.signature(bid), bid))
+    return seqs
+
+
+def _lcs(a: list[str], b: list[str]) -> list[tuple[int, int]]:
+    """Index pairs of a longest common subsequence of a and b."""
+    n, m = len(a), len(b)
+    table = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            table[i][j] = (table[i + 1][j + 1] + 1 if a[i] == b[j]
+                           else max(table[i + 1][j], table[i][j + 1]))
+    pairs, i, j = [], 0, 0
+    while i < n and j < m:
+        if a[i] == b[j]:
+            pairs.append((i, j))
+            i, j = i + 1, j + 1
+        elif table[i + 1][j] >= table[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return pairs
+
+
+def compare_modules(before: tvm.IRModule, after: tvm.IRModule, **options) -> list[EffectChange]:
+    """Observable calls of `before` that `after` lost, or runs in another order (per function).
+
+    "Observable" is the analysis' judgment, not TVM's flags: io and unknown packed calls,
+    writes to parameters, constants or outside memory, and calls of functions that make them,
+    seen through call_pure_packed, force_pure and FPurity=true in-place ops alike.
+    """
+    rb = analyze_relax(before, **options)
+    ra = analyze_relax(after, **options)
+    sb, sa = _effect_sequences(rb), _effect_sequences(ra)
+    public_after = {str(gv.name_hint) for gv, f in after.functions.items()
+                    if isinstance(f, relax.Function)}
+    out: list[EffectChange] = []
+    for fn, seq_b in sorted(sb.items()):
+        seq_a = sa.get(fn, [])
+        if fn not in public_after and fn not in rb.extraction.entries:
+            continue  # a private function the pass deleted: its callers are compared instead
+        a_sigs = [s for s, _ in seq_a]
+        b_sigs = [s for s, _ in seq_b]
+        matched = {i for i, _ in _lcs(b_sigs, a_sigs)}
+        left = Counter(a_sigs)
+        for s, _ in seq_b:
+            left[s] -= 1
+        for i, (sig, bid) in enumerate(seq_b):
+            if i in matched:
+                continue
+            if left[sig] < 0:
+                left[sig] += 1
+                out.append(EffectChange("removed-impure", fn, sig, rb.place(bid), None))
+            else:
+                moved = next((ra.place(b) for s, b in seq_a if s == sig), None)
+                out.append(EffectChange("reordered-impure", fn, sig, rb.place(bid), moved))
+    return out

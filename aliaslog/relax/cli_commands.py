@@ -1,0 +1,120 @@
+"""The Relax side of the command line: check, and analyze / facts / dce on TVMScript files."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+from extractor.relax_load import POINTS, load_module, to_point
+
+from ..loading import UsageError, write_text_atomically
+
+SCRIPT_HEADER = ("from tvm.script import ir as I\nfrom tvm.script import relax as R\n"
+                 "from tvm.script import tirx as T\n\n")
+
+
+def parse_points(text: str) -> tuple[str, ...]:
+    """`input,legalized` -> the extraction points, each checked."""
+    points = tuple(p.strip() for p in text.split(",") if p.strip())
+    bad = [p for p in points if p not in POINTS]
+    if bad or not points:
+        raise UsageError(f"--at: unknown extraction point {', '.join(bad) or '(none)'}; "
+                         f"choose from {', '.join(POINTS)}")
+    return points
+
+
+def _options(args: argparse.Namespace) -> dict[str, object]:
+    return {"engine": args.engine, "op_effects": args.op_effects, "timeout": args.timeout}
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Violations of one module, or the effects a pass lost between two; exit 1 if any."""
+    from .checks import check_module, compare_modules
+
+    before = load_module(args.file, args.module)
+    found: list[str] = []
+    if args.after:
+        after = load_module(args.after, args.after_module or args.module)
+        changes = compare_modules(before, after, **_options(args))
+        found += [c.describe() for c in changes]
+        kinds = [c.kind for c in changes]
+    else:
+        violations = check_module(before, parse_points(args.at), **_options(args))
+        found += [v.describe() for v in violations]
+        kinds = [v.kind for v in violations]
+    if args.json:
+        print(json.dumps({"file": args.file, "after": args.after, "violations": len(found),
+                          "kinds": kinds, "reports": found}, indent=2))
+    else:
+        for text in found:
+            print(text + "\n")
+        what = f"{args.file} -> {args.after}" if args.after else args.file
+        print(f"{what}: {len(found)} violation{'s' * (len(found) != 1)}")
+    return 1 if found else 0
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    """Counts, metrics and violations of a Relax module at one extraction point."""
+    from .analysis import analyze_relax
+
+    mod = load_module(args.file, args.module)
+    res = analyze_relax(mod, point=args.at, keep_files=args.keep_files, **_options(args))
+    seconds = sum(res.timings.values())
+    if args.json:
+        print(json.dumps({
+            "file": args.file, "point": args.at, "engine": res.engine,
+            "seconds": round(seconds, 6),
+            "timings": {k: round(v, 6) for k, v in res.timings.items()},
+            "bindings": len(res.kept_ids) + len(res.removable_ids),
+            "kept": len(res.kept_ids), "removable": len(res.removable_ids),
+            "violations": [v.describe() for v in res.violations()],
+            "metrics": res.metrics}, indent=2))
+        return 0
+    print(f"{args.file} [{args.at}]: {len(res.kept_ids)} bindings kept, "
+          f"{len(res.removable_ids)} removable ({res.engine}, {seconds:.3f} s)")
+    width = max(len(n) for n in res.metrics)
+    for name, value in res.metrics.items():
+        print(f"  {name:<{width}}  {value}")
+    for bid in res.binding_ids():
+        if bid in res.removable_ids:
+            print(f"  removable {res.place(bid)}")
+    return 0
+
+
+def cmd_facts(args: argparse.Namespace) -> int:
+    """Write a Relax module's facts, at one extraction point, into a fresh directory."""
+    from extractor.relax_facts import extract_relax, load_relax_effects
+
+    mod = to_point(load_module(args.file, args.module), args.at)
+    extraction = extract_relax(mod, load_relax_effects(*args.op_effects))
+    out = Path(args.output)
+    if out.exists() and (not out.is_dir() or any(p.suffix != ".facts" for p in out.iterdir())):
+        raise UsageError(f"{out}: exists and is not a facts directory; refusing to overwrite")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        extraction.facts.write(staging)
+        if out.exists():
+            shutil.rmtree(out)
+        staging.rename(out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    print(f"{extraction.facts.count()} facts in {len(list(out.iterdir()))} relations -> {out}")
+    return 0
+
+
+def cmd_dce(args: argparse.Namespace) -> int:
+    """The module after EffectAwareDCE (at an extraction point), as a loadable TVMScript file."""
+    from .dce_pass import EffectAwareDCE
+
+    mod = to_point(load_module(args.file, args.module), args.at)
+    out = EffectAwareDCE(**_options(args))(mod)  # type: ignore[arg-type]
+    text = SCRIPT_HEADER + out.script()
+    if args.output:
+        write_text_atomically(args.output, text)
+    else:
+        print(text)
+    return 0

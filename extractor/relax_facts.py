@@ -1,0 +1,595 @@
+"""Relax IRModule -> facts: the shared value-flow core plus tensors, storages, views and writes.
+
+Keys are the TVM objects themselves (Relax names are not unique after lowering), numbered in a
+fixed walk order (functions by name, bindings in program order), so the same module always gives
+byte-identical fact files. Each SeqExpr becomes a let chain: one `let_bind` per binding, the
+binding blocks of one SeqExpr laid end to end in one program-order block.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import tvm
+import tvm_ffi
+from tvm import relax, s_tir, tirx
+
+from .effect_table import ExtractError, load_effect_table
+from .facts import FactSet
+
+DEFAULT_RELAX_EFFECTS = Path(__file__).with_name("relax_effects.tsv")
+
+# Ops whose result is the argument's memory under another shape (TVM's own view list: the
+# planner's in-place memory ops and DataflowUseInplaceCalls' view ops), plus identities.
+VIEW_OPS = frozenset({
+    "relax.reshape", "relax.memory.view", "relax.memory.ensure_zero_offset",
+    "relax.expand_dims", "relax.squeeze", "relax.permute_dims", "relax.flatten",
+    "relax.nn.batch_flatten", "relax.grad.no_grad", "relax.grad.stop_gradient",
+    "relax.hint_on_device", "relax.to_vdevice", "relax.wrap_param", "relax.stop_lift_params",
+})
+# Ops that LegalizeOps + RewriteDataflowReshape turn into a view when they copy their input
+# unchanged (same dtype and element count): notes §2, case06.
+IDENTITY_WHEN_SAME = frozenset({
+    "relax.astype", "relax.broadcast_to", "relax.strided_slice", "relax.concat", "relax.tile",
+    "relax.repeat", "relax.layout_transform", "relax.collapse_sum_to", "relax.collapse_sum_like",
+    "relax.take", "relax.split",
+})
+# Binary arithmetic that is the identity when the other operand is this constant.
+IDENTITY_OPERAND = {"relax.add": 0.0, "relax.subtract": 0.0, "relax.multiply": 1.0,
+                    "relax.divide": 1.0, "relax.power": 1.0}
+# Builtin-call ops: args[0] is the real callee, args[1] a tuple of the real arguments.
+TUPLE_ARG_CALLS = frozenset({"relax.call_tir", "relax.call_tir_inplace", "relax.call_dps_packed",
+                             "relax.call_tir_with_grad"})
+# args[0] is an ExternFunc and the rest are its arguments.
+PACKED_CALLS = frozenset({"relax.call_pure_packed", "relax.call_inplace_packed"})
+ALLOC_TENSOR = frozenset({"relax.builtin.alloc_tensor"})
+ALLOC_STORAGE = frozenset({"relax.memory.alloc_storage", "relax.vm.alloc_storage"})
+ALLOC_IN_STORAGE = frozenset({"relax.memory.alloc_tensor", "relax.vm.alloc_tensor"})
+KILLS = {"relax.memory.kill_tensor": "tensor", "relax.memory.kill_storage": "storage",
+         "relax.vm.kill_object": "object"}
+# TIR calls that may write through a buffer's data pointer without a BufferStore.
+OPAQUE_TIR_CALLS = frozenset({
+    "tirx.call_extern", "tirx.call_packed", "tirx.call_cpacked", "tirx.tvm_call_packed",
+    "tirx.tvm_call_cpacked", "tirx.call_llvm_intrin", "tirx.tvm_access_ptr", "tirx.address_of",
+    "tirx.tvm_call_packed_lowered", "tirx.tvm_call_cpacked_lowered",
+})
+
+
+def load_relax_effects(*paths: str | os.PathLike[str]) -> dict[str, str]:
+    """The Relax op / packed-function effect table: shipped defaults, then `paths` in order."""
+    return load_effect_table(DEFAULT_RELAX_EFFECTS, *paths)
+
+
+@dataclass
+class RelaxIds:
+    """Both directions between Relax objects and fact ids, plus what reports need."""
+
+    node_id: dict[Any, str] = field(default_factory=dict)
+    nodes: dict[str, Any] = field(default_factory=dict)
+    binding_of: dict[str, Any] = field(default_factory=dict)  # binding id -> relax Binding
+    binding_func: dict[str, str] = field(default_factory=dict)  # binding id -> global name
+    binding_block: dict[str, Any] = field(default_factory=dict)  # binding id -> its Block
+    func_name: dict[str, str] = field(default_factory=dict)  # function node id -> name
+    callee_name: dict[str, str] = field(default_factory=dict)  # call node id -> callee
+    node_binding: dict[str, str] = field(default_factory=dict)  # var/value/output -> binding
+
+    def id(self, obj: Any) -> str:
+        return self.node_id[obj]
+
+
+@dataclass
+class RelaxExtraction:
+    """Facts plus the id map that read-back uses to go from ids to Relax objects."""
+
+    facts: FactSet
+    ids: RelaxIds
+    module: tvm.IRModule
+    entries: list[str]
+
+
+def extract_relax(mod: tvm.IRModule, effects: dict[str, str] | None = None,
+                  entries: list[str] | None = None) -> RelaxExtraction:
+    """Facts for every Relax function of `mod`; entries default to its public functions."""
+    return _RelaxExtractor(mod, effects if effects is not None else load_relax_effects(),
+                           entries).run()
+
+
+def _is_var(e: Any) -> bool:
+    return isinstance(e, relax.Var)
+
+
+def _tensor_sig(ty: Any) -> tuple[int | None, str] | None:
+    """(element count or None if symbolic, dtype) of a tensor type; None for other types."""
+    if not isinstance(ty, relax.TensorType):
+        return None
+    shape = ty.shape
+    count: int | None = None
+    if isinstance(shape, relax.ShapeExpr):
+        count = 1
+        for v in shape.values:
+            if not isinstance(v, tirx.IntImm):
+                count = None
+                break
+            count *= int(v.value)
+    return count, str(ty.dtype)
+
+
+def _cast_cannot_fail(b: relax.MatchCast) -> bool:
+    """The value's static type already is the cast's type, so the run-time check passes."""
+    ty = getattr(b.value, "ty", None)
+    return ty is not None and bool(tvm_ffi.structural_equal(ty, b.ty))
+
+
+def _const_scalar(e: Any) -> float | None:
+    """The value of a scalar tensor constant, else None."""
+    if isinstance(e, tvm.ir.GenericConst) and isinstance(e.ty, relax.TensorType):
+        try:
+            arr = e.value.numpy()
+        except Exception:  # noqa: BLE001 - an unreadable constant is just not a scalar
+            return None
+        if arr.size == 1:
+            return float(np.asarray(arr, dtype="float64").reshape(()))
+    return None
+
+
+def written_params(pf: tirx.PrimFunc) -> tuple[list[int], bool]:
+    """Indices of the PrimFunc parameters its body may write, and whether an opaque call does.
+
+    A BufferStore into a parameter, or into a DeclBuffer / match_buffer view of one, writes it.
+    A call that takes data pointers (extern, packed, address_of) may write any parameter.
+    """
+    alias: dict[Any, Any] = {}
+    stores: list[Any] = []
+    opaque: list[Any] = []
+
+    def on_decl(d: Any) -> None:
+        dat = d.data
+        if (isinstance(dat, tvm.ir.Call) and isinstance(dat.op, tvm.ir.Op)
+                and dat.op.name == "tirx.buffer_data"):
+            alias[d.buffer] = dat.args[0]
+
+    def on_match(m: Any) -> None:
+        src = m.source
+        alias[m.buffer] = src.source if hasattr(src, "source") else src.buffer
+
+    def on_call(c: Any) -> None:
+        if isinstance(c.op, tvm.ir.Op) and c.op.name in OPAQUE_TIR_CALLS:
+            opaque.append(c)
+
+    tvm_ffi.structural_walk(pf.body, [(tirx.DeclBuffer, on_decl),
+                                      (s_tir.MatchBufferRegion, on_match),
+                                      (tirx.BufferStore, stores.append),
+                                      (tvm.ir.Call, on_call)])
+    index = {p: i for i, p in enumerate(pf.params)}
+    if opaque:
+        return list(range(len(pf.params))), True
+    out: set[int] = set()
+    for s in stores:
+        b = s.buffer
+        for _ in range(64):
+            if b in index or b not in alias:
+                break
+            b = alias[b]
+        if b in index:
+            out.add(index[b])
+    return sorted(out), False
+
+
+class _RelaxExtractor:
+    def __init__(self, mod: tvm.IRModule, effects: dict[str, str],
+                 entries: list[str] | None) -> None:
+        self.mod = mod
+        self.effects = effects
+        self.f = FactSet()
+        self.ids = RelaxIds()
+        self.n_block = 0
+        self.n_binding = 0
+        self.callees_used: dict[str, str] = {}  # name -> default effect
+        self.prim_writes: dict[str, tuple[list[int], bool]] = {}
+        self.gvars = {str(gv.name_hint): gv for gv in mod.get_global_vars()}
+        names = sorted(self.gvars)
+        self.relax_funcs = [n for n in names if isinstance(mod[n], relax.Function)]
+        if entries is None:
+            entries = [n for n in self.relax_funcs
+                       if mod[n].attrs is not None and "global_symbol" in mod[n].attrs]
+            if not entries:
+                entries = list(self.relax_funcs)
+        for e in entries:
+            if e not in self.relax_funcs:
+                raise ExtractError(f"no Relax function @{e} in the module (has: "
+                                   f"{', '.join('@' + n for n in self.relax_funcs) or 'none'})")
+        self.entries = entries
+
+    # ----------------------------------------------------------------------------- ids
+    def nid(self, key: Any, obj: Any = None) -> str:
+        got = self.ids.node_id.get(key)
+        if got is None:
+            got = f"n{len(self.ids.node_id)}"
+            self.ids.node_id[key] = got
+            self.ids.nodes[got] = key if obj is None else obj
+        return got
+
+    def fresh(self, obj: Any) -> str:
+        """An id for an occurrence that has no identity of its own (prim values, strings)."""
+        return self.nid(("occurrence", len(self.ids.node_id)), obj)
+
+    # ------------------------------------------------------------------------- module
+    def run(self) -> RelaxExtraction:
+        f = self.f
+        gids = {}
+        for name in self.relax_funcs:
+            fn = self.mod[name]
+            gid = self.nid(fn)
+            gids[name] = gid
+            self.ids.func_name[gid] = f"@{name}"
+            f.add("global_func", name, gid)
+        for name in self.entries:
+            f.add("entry", gids[name])
+        for name in self.relax_funcs:
+            self.function(self.mod[name], gids[name], name, entry=name in self.entries)
+        for key, nid in self.ids.node_id.items():
+            if isinstance(key, tuple) and key[0] == "output":
+                self.ids.node_binding[nid] = self.ids.node_binding[key[1]]
+        for name in sorted(self.callees_used):
+            f.add("op_effect", name, self.effects.get(name, self.callees_used[name]))
+        return RelaxExtraction(f, self.ids, self.mod, list(self.entries))
+
+    def function(self, fn: relax.Function, fid: str, gname: str, entry: bool) -> None:
+        """Facts for a function (global or literal): parameters, body chain, nested code."""
+        f = self.f
+        f.add("node", fid, "fn", fid)
+        for i, p in enumerate(fn.params):
+            pid = self.nid(p)
+            f.add("param", fid, i, pid)
+            f.add("node", pid, "var", fid)
+            if entry:
+                f.add("alloc_site", pid, "param")
+        body = self.seq(fn.body, fid, fid, gname)
+        f.add("func", fid, body)
+
+    def seq(self, s: relax.SeqExpr, func: str, owner: str, gname: str) -> str:
+        """A SeqExpr as one let chain; returns the node its value is (first let, or result)."""
+        f = self.f
+        blk = f"k{self.n_block}"
+        self.n_block += 1
+        bindings = [(blk_, b) for blk_ in s.blocks for b in blk_.bindings]
+        result = self.atom(s.body, func, owner)
+        lets = [self.nid(("let", b), b) for _, b in bindings]
+        f.add("block_end", blk, result, len(bindings))
+        for pos, (block, b) in enumerate(bindings):
+            n = lets[pos]
+            f.add("segment", n, owner)
+            f.add("node", n, "let", func)
+            bid = f"b{self.n_binding}"
+            self.n_binding += 1
+            self.ids.binding_of[bid] = b
+            self.ids.binding_func[bid] = gname
+            self.ids.binding_block[bid] = block
+            v = self.nid(b.var)
+            f.add("node", v, "var", func)
+            span = getattr(b.value, "span", None)
+            if span is not None:
+                f.add("node_loc", v, int(span.line), int(span.column))
+            value = self.value(b.value, func, bid, gname)
+            if isinstance(b, relax.MatchCast) and not _cast_cannot_fail(b):
+                value = self.match_check(b, value, func, bid)
+            self.ids.node_binding.setdefault(v, bid)
+            self.ids.node_binding.setdefault(value, bid)
+            nxt = lets[pos + 1] if pos + 1 < len(lets) else result
+            f.add("let_bind", bid, n, v, value, nxt)
+            f.add("block_pos", bid, blk, pos)
+            f.add("copy", v, value)
+            f.add("copy", n, nxt)
+            f.add("evaluates", n, value)
+            f.add("evaluates", n, nxt)
+            for c in (value, nxt):
+                if self.ids.nodes.get(c) is not None and _is_var(self.ids.nodes[c]):
+                    f.add("var_ref", n, c)
+        return lets[0] if lets else result
+
+    def match_check(self, b: relax.MatchCast, value: str, func: str, owner: str) -> str:
+        """A MatchCast that may fail at run time: a check node with an effect nobody removes."""
+        f = self.f
+        n = self.nid(("match_cast", b), b)
+        f.add("segment", n, owner)
+        f.add("node", n, "check", func)
+        f.add("copy", n, value)
+        f.add("evaluates", n, value)
+        f.add("call_arg", n, 0, value)
+        if _is_var(b.value):
+            f.add("var_ref", n, value)
+        self.op_call(n, "op", "relax.match_cast", "unknown")
+        return n
+
+    # ------------------------------------------------------------------------ values
+    def atom(self, e: Any, func: str, owner: str) -> str:
+        """A leaf or small expression used as an argument: its node id (facts added once)."""
+        f = self.f
+        if _is_var(e):
+            return self.nid(e)
+        if isinstance(e, tvm.ir.GenericConst):
+            n = self.nid(e)
+            f.add("segment", n, owner)
+            if isinstance(e.ty, relax.TensorType):
+                f.add("node", n, "const", func)
+                f.add("alloc_site", n, "constant")
+            else:
+                f.add("node", n, "meta", func)
+            return n
+        if isinstance(e, tvm.ir.GlobalVar):
+            n = self.fresh(e)
+            f.add("segment", n, owner)
+            f.add("node", n, "global", func)
+            target = self.mod[e]
+            if isinstance(target, relax.Function):
+                f.add("global_ref", n, self.nid(target))
+            return n
+        if isinstance(e, relax.ExternFunc):
+            n = self.fresh(e)
+            f.add("segment", n, owner)
+            f.add("node", n, "extern", func)
+            return n
+        if isinstance(e, relax.Tuple):
+            n = self.nid(e)
+            f.add("segment", n, owner)
+            f.add("node", n, "tuple", func)
+            for i, a in enumerate(e.fields):
+                an = self.atom(a, func, owner)
+                f.add("tuple_field", n, i, an)
+                f.add("evaluates", n, an)
+                if _is_var(a):
+                    f.add("var_ref", n, an)
+            return n
+        n = self.fresh(e)  # ShapeExpr, prim values, strings, dtypes: no memory
+        f.add("segment", n, owner)
+        f.add("node", n, "meta", func)
+        return n
+
+    def value(self, e: Any, func: str, owner: str, gname: str) -> str:
+        """Facts for a binding's value; returns its node id."""
+        f = self.f
+        if isinstance(e, relax.Call):
+            return self.call(e, func, owner)
+        if isinstance(e, relax.TupleGetItem):
+            n = self.nid(e)
+            f.add("segment", n, owner)
+            f.add("node", n, "proj", func)
+            t = self.atom(e.tuple_value, func, owner)
+            f.add("proj", n, t, int(e.index))
+            f.add("evaluates", n, t)
+            if _is_var(e.tuple_value):
+                f.add("var_ref", n, t)
+            return n
+        if isinstance(e, relax.If):
+            n = self.nid(e)
+            f.add("segment", n, owner)
+            f.add("node", n, "if", func)
+            c = self.atom(e.cond, func, owner)
+            f.add("if_cond", n, c)
+            if _is_var(e.cond):
+                f.add("var_ref", n, c)
+            for branch in (e.true_branch, e.false_branch):
+                b = self.seq(branch, func, owner, gname)
+                f.add("segment", b, owner)
+                f.add("copy", n, b)
+                f.add("evaluates", n, b)
+                if _is_var(branch.body):
+                    f.add("var_ref", n, self.nid(branch.body))
+            return n
+        if isinstance(e, relax.Function):
+            n = self.nid(e)
+            f.add("segment", n, owner)
+            f.add("fn_literal", n)
+            self.ids.func_name[n] = "fn"
+            self.function(e, n, gname, entry=False)
+            f.add("node", n, "fn", func)
+            for v in relax.analysis.free_vars(e):
+                f.add("var_ref", n, self.nid(v))
+            return n
+        return self.atom(e, func, owner)
+
+    def call(self, c: relax.Call, func: str, owner: str) -> str:
+        f = self.f
+        n = self.nid(c)
+        f.add("segment", n, owner)
+        f.add("node", n, "call", func)
+        op = c.op
+        args = list(c.args)
+        impure = None
+        if isinstance(op, tvm.ir.Op):
+            if not op.get_attr("FPurity"):
+                impure = "FPurity is false"
+        elif isinstance(getattr(op, "ty", None), relax.FuncType) and not op.ty.purity:
+            impure = "the callee's type is impure"
+        if impure:
+            f.add("tvm_impure", n, impure)
+
+        def use(a: Any) -> str:
+            an = self.atom(a, func, owner)
+            f.add("evaluates", n, an)
+            if _is_var(a):
+                f.add("var_ref", n, an)
+            return an
+
+        def args_of(xs: list[Any]) -> list[str]:
+            out = [use(a) for a in xs]
+            for i, a in enumerate(out):
+                f.add("call_arg", n, i, a)
+            return out
+
+        if isinstance(op, tvm.ir.Op):
+            name = str(op.name)
+            if name in TUPLE_ARG_CALLS:
+                inner = args[1].fields if len(args) > 1 and isinstance(args[1], relax.Tuple) else []
+                self.builtin_call(c, n, name, args[0], args_of(list(inner)), func, owner)
+                return n
+            if name in PACKED_CALLS:
+                self.builtin_call(c, n, name, args[0], args_of(args[1:]), func, owner)
+                return n
+            if name in ("relax.invoke_closure", "relax.invoke_pure_closure"):
+                inner = args[1].fields if len(args) > 1 and isinstance(args[1], relax.Tuple) else []
+                self.op_call(n, "extern", name, "unknown")
+                args_of([args[0], *inner])
+                self.result(c, n, fresh=True)
+                return n
+            arg_ids = args_of(args)
+            self.op_call(n, "op", name, "none" if op.get_attr("FPurity") else "unknown")
+            self.op_result(c, n, name, args, arg_ids)
+            return n
+        if isinstance(op, tvm.ir.GlobalVar):
+            target = self.mod[op]
+            arg_ids = args_of(args)
+            if isinstance(target, tirx.PrimFunc):
+                self.primfunc_call(n, str(op.name_hint), target, arg_ids)
+                self.result(c, n, fresh=True)
+                return n
+            callee = use(op)
+            f.add("call", n, callee)
+            self.ids.callee_name[n] = f"@{op.name_hint}"
+            return n
+        if isinstance(op, relax.ExternFunc):
+            arg_ids = args_of(args)
+            self.extern_call(c, n, str(op.global_symbol), arg_ids)
+            return n
+        # a closure call through a variable
+        callee = use(op)
+        f.add("call", n, callee)
+        args_of(args)
+        self.ids.callee_name[n] = str(op.name) if _is_var(op) else "closure"
+        return n
+
+    def op_call(self, n: str, kind: str, name: str, default_effect: str) -> None:
+        self.f.add("rx_call", n, kind, name)
+        self.callees_used.setdefault(name, default_effect)
+        self.ids.callee_name.setdefault(n, name)
+
+    def result(self, c: relax.Call, n: str, fresh: bool) -> None:
+        """The call's result: a fresh object, a tuple of fresh outputs, or nothing."""
+        ty = getattr(c, "ty", None)
+        if isinstance(ty, tvm.ir.TupleType) and len(ty.fields):
+            self.outputs(n, [None] * len(ty.fields), "")
+        elif fresh:
+            self.f.add("alloc_site", n, "tensor" if isinstance(ty, relax.TensorType) else "value")
+
+    def outputs(self, n: str, sources: list[str | None], why: str) -> None:
+        """A multi-output call: its result is a tuple of outputs, each fresh or an argument."""
+        f = self.f
+        f.add("alloc_site", n, "value")
+        for i, src in enumerate(sources):
+            o = self.nid(("output", n, i))
+            f.add("node", o, "out", n)
+            f.add("tuple_field", n, i, o)
+            if src is None:
+                f.add("alloc_site", o, "tensor")
+            else:
+                f.add("view_of", o, src, why)
+
+    def op_result(self, c: relax.Call, n: str, name: str, args: list[Any],
+                  arg_ids: list[str]) -> None:
+        f = self.f
+        if name in KILLS:
+            f.add("kill", n, arg_ids[0], KILLS[name])
+            return
+        if name in ALLOC_STORAGE:
+            f.add("alloc_site", n, "storage")
+            return
+        if name in ALLOC_IN_STORAGE:
+            f.add("alloc_site", n, "tensor")
+            f.add("in_storage", n, arg_ids[0])
+            return
+        if name in ALLOC_TENSOR:
+            f.add("alloc_site", n, "tensor")
+            return
+        table = self.effects.get(name)
+        if (name in VIEW_OPS or table == "view") and arg_ids:
+            f.add("view_of", n, arg_ids[0], "view op")
+            return
+        if arg_ids and self.may_be_identity(c, name, args):
+            f.add("view_of", n, arg_ids[0], "identity copy that lowering may turn into a view")
+        self.result(c, n, fresh=True)
+
+    def may_be_identity(self, c: relax.Call, name: str, args: list[Any]) -> bool:
+        """Would LegalizeOps + RewriteDataflowReshape make this call a view of args[0]?"""
+        out = _tensor_sig(getattr(c, "ty", None))
+        first = _tensor_sig(getattr(args[0], "ty", None)) if args else None
+        if name in IDENTITY_WHEN_SAME:
+            if name == "relax.concat" and isinstance(args[0], relax.Tuple):
+                return len(args[0].fields) == 1
+            return out is not None and out == first and out[0] is not None
+        if name in IDENTITY_OPERAND and len(args) == 2:
+            unit = IDENTITY_OPERAND[name]
+            for i in (0, 1) if name in ("relax.add", "relax.multiply") else (0,):
+                other = args[1 - i]
+                if _const_scalar(other) == unit:
+                    sig = _tensor_sig(getattr(args[i], "ty", None))
+                    if sig is not None and out == sig:
+                        return True
+        return False
+
+    def builtin_call(self, c: relax.Call, n: str, name: str, callee: Any, arg_ids: list[str],
+                     func: str, owner: str) -> None:
+        """call_tir(_inplace), call_dps_packed, call_pure_packed, call_inplace_packed."""
+        f = self.f
+        inplace = [int(i) for i in c.attrs.inplace_indices] if name in (
+            "relax.call_tir_inplace", "relax.call_inplace_packed") else []
+        if isinstance(callee, relax.ExternFunc):
+            # purity asserted by call_pure_packed is not trusted: the table decides
+            cname = str(callee.global_symbol)
+            self.op_call(n, "extern", cname, "unknown")
+        else:
+            cname = str(callee.name_hint) if isinstance(callee, tvm.ir.GlobalVar) else name
+            self.op_call(n, "op", name, "none")
+            self.ids.callee_name[n] = f"{name}(@{cname})"
+            pf = self.mod[callee] if isinstance(callee, tvm.ir.GlobalVar) else None
+            if (name == "relax.call_tir" and isinstance(pf, tirx.PrimFunc) and arg_ids
+                    and relax.analysis.has_reshape_pattern(pf)):
+                f.add("view_of", n, arg_ids[0], f"@{cname} copies its input (reshape pattern)")
+                return
+        ty = getattr(c, "ty", None)
+        n_out = len(ty.fields) if isinstance(ty, tvm.ir.TupleType) else 1
+        sources: list[str | None] = []
+        for i in range(n_out):
+            k = inplace[i] if i < len(inplace) else -1
+            sources.append(arg_ids[k] if 0 <= k < len(arg_ids) else None)
+        for k in inplace:
+            if 0 <= k < len(arg_ids):
+                f.add("mem_write", n, arg_ids[k], "inplace")
+        if isinstance(ty, tvm.ir.TupleType):
+            self.outputs(n, sources, "in-place output")
+        elif sources and sources[0] is not None:
+            f.add("view_of", n, sources[0], "in-place output")
+        else:
+            f.add("alloc_site", n, "tensor")
+        if isinstance(callee, relax.ExternFunc) and self.effects.get(cname, "unknown") not in (
+                "none", "writes"):
+            for a in arg_ids:  # an opaque function may return (a view of) an argument
+                f.add("view_of", n, a, f"{cname} is opaque and may return its argument")
+
+    def primfunc_call(self, n: str, name: str, pf: tirx.PrimFunc, arg_ids: list[str]) -> None:
+        """A direct DPS call of a PrimFunc (after CallTIRRewrite): it writes its outputs."""
+        if name not in self.prim_writes:
+            self.prim_writes[name] = written_params(pf)
+        written, opaque = self.prim_writes[name]
+        self.op_call(n, "primfunc", f"@{name}", "unknown" if opaque else "writes")
+        for i in written:
+            if i < len(arg_ids):
+                self.f.add("mem_write", n, arg_ids[i], "dps")
+
+    def extern_call(self, c: relax.Call, n: str, name: str, arg_ids: list[str]) -> None:
+        """call_packed: effects from the table; `writes` means it fills its last argument."""
+        effect = self.effects.get(name, "unknown")
+        self.op_call(n, "extern", name, "unknown")
+        if effect == "writes" and arg_ids:
+            self.f.add("mem_write", n, arg_ids[-1], "dps")
+        if effect == "view" and arg_ids:
+            self.f.add("view_of", n, arg_ids[0], f"{name} returns a view")
+            return
+        self.result(c, n, fresh=True)
+        if effect not in ("none", "writes"):
+            for a in arg_ids:
+                self.f.add("view_of", n, a, f"{name} is opaque and may return its argument")
+

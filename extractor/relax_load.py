@@ -1,0 +1,107 @@
+"""Relax inputs: TVMScript files as IRModules, and the two extraction points of the build pipeline.
+
+A TVMScript file is a Python file that defines IRModules at module level (what `mod.script()`
+prints, with its imports). Extraction points follow `relax.build`'s default pipeline (0.27):
+`legalized` stops just before RemovePurityChecking, which erases declared purity and in-place
+indices; `lowered` continues through StaticPlanBlockMemory, LowerAllocTensor and
+KillAfterLastUse, where storages, kernels and kills are explicit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import runpy
+import traceback
+from pathlib import Path
+
+import tvm
+from tvm import relax
+
+from .effect_table import ExtractError
+from .relay.errors import Span
+
+POINTS = ("input", "legalized", "lowered")
+
+
+def load_modules(path: str | os.PathLike[str]) -> dict[str, tvm.IRModule]:
+    """Run a TVMScript file and return the IRModules it defines, by variable name."""
+    p = Path(path)
+    if not p.is_file():
+        raise ExtractError(f"{p}: no such file")
+    text = p.read_text(encoding="utf-8", errors="replace")
+    try:
+        compile(text, str(p), "exec")
+    except SyntaxError as exc:
+        raise ExtractError(f"expected Python (TVMScript): {exc.msg}",
+                           Span(str(p), exc.lineno or 1, exc.offset or 1), text) from None
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err):
+            ns = runpy.run_path(str(p), run_name=f"aliaslog_input_{abs(hash(str(p)))}")
+    except BaseException as exc:  # noqa: BLE001 - any failure of the user's file is reported
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        line = _line_in(exc, p)
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise ExtractError(f"the TVMScript file failed to load: {type(exc).__name__}: {first}",
+                           Span(str(p), line, 1) if line else None, text) from None
+    mods = {k: v for k, v in ns.items() if isinstance(v, tvm.IRModule)}
+    if not mods:
+        raise ExtractError(f"{p}: expected a Python file that defines a tvm.IRModule "
+                           "(e.g. an `@I.ir_module class Module:`); found none")
+    return mods
+
+
+def _line_in(exc: BaseException, path: Path) -> int | None:
+    """The innermost traceback line that lies in the user's file."""
+    line = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if Path(frame.filename).resolve() == path.resolve():
+            line = frame.lineno
+    return line
+
+
+def load_module(path: str | os.PathLike[str], name: str | None = None) -> tvm.IRModule:
+    """One IRModule from a file: the one named `name`, or the only one."""
+    mods = load_modules(path)
+    if name is not None:
+        if name not in mods:
+            raise ExtractError(f"{path}: no IRModule named `{name}` "
+                               f"(defines: {', '.join(sorted(mods))})")
+        return mods[name]
+    if len(mods) > 1:
+        raise ExtractError(f"{path} defines several IRModules ({', '.join(sorted(mods))}); "
+                           "choose one with --module NAME")
+    return next(iter(mods.values()))
+
+
+def to_point(mod: tvm.IRModule, point: str, target: str = "llvm") -> tvm.IRModule:
+    """The module as `relax.build`'s default pipeline has it at an extraction point."""
+    if point not in POINTS:
+        raise ExtractError(f"unknown extraction point `{point}` (choose from {', '.join(POINTS)})")
+    if point == "input":
+        return mod
+    from tvm.relax import backend
+    from tvm.relax import transform as T
+
+    passes = [backend.DispatchSampling(), backend.DispatchSortScan(), T.LegalizeOps(),
+              T.RewriteDataflowReshape(), T.ToNonDataflow()]
+    if point == "lowered":
+        passes += [T.RemovePurityChecking(), T.CallTIRRewrite(), T.StaticPlanBlockMemory(),
+                   T.LowerAllocTensor(), T.KillAfterLastUse()]
+    try:
+        with tvm.target.Target(target):
+            return tvm.transform.Sequential(passes)(mod)
+    except Exception as exc:  # noqa: BLE001 - a pipeline failure is the module's problem
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[-1]
+        raise ExtractError(f"TVM's pipeline failed on the module before `{point}`: {first}") \
+            from None
+
+
+def well_formed(mod: tvm.IRModule) -> bool:
+    """TVM's own well-formedness check, without its diagnostics on stderr."""
+    with contextlib.redirect_stderr(io.StringIO()):
+        return bool(relax.analysis.check_well_formed(mod))
+
