@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import shutil
 import tempfile
@@ -58,14 +59,42 @@ def _write_outputs(dir_: Path, program: Program, rels: dict[str, list[Row]]) -> 
                   params.get("delimiter", "\t"))
 
 
+# parsed and translated rule programs, valid while every file they read is unchanged
+_TRANSLATED: dict[tuple, tuple[tuple[tuple[str, bytes], ...], Program, str]] = {}
+
+
+def _translated(program_path: Path, include_dirs: list[Path],
+                defines: dict[str, str]) -> tuple[Program, str]:
+    """The checked program and its clingo text; parsed once per process per rule version."""
+    from aliaslog.engines.clingo_backend import translate_rules
+
+    key = (str(Path(program_path).resolve()), tuple(map(str, include_dirs)),
+           tuple(sorted(defines.items())))
+    hit = _TRANSLATED.get(key)
+    if hit is not None and all(_file_digest(f) == d for f, d in hit[0]):
+        return hit[1], hit[2]
+    program = load_program(program_path, include_dirs, defines)
+    rules = translate_rules(program)
+    stamp = tuple((str(f), _file_digest(str(f))) for f in program.files)
+    _TRANSLATED[key] = (stamp, program, rules)
+    return program, rules
+
+
+def _file_digest(path: str) -> bytes:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).digest()
+    except OSError:
+        return b""
+
+
 def _solve_embedded(program_path: Path, facts_dir: Path, out_dir: Path | None,
                     output_relations: set[str] | None, include_dirs: list[Path],
                     defines: dict[str, str]) -> tuple[dict[str, list[Row]], list[str]]:
     from aliaslog.engines.clingo_backend import run_clingo
 
-    program = load_program(program_path, include_dirs, defines)
+    program, rules = _translated(program_path, include_dirs, defines)
     outputs = _select(program, output_relations)
-    rels = {k: sort_rows(v) for k, v in run_clingo(program, facts_dir, outputs).items()}
+    rels = {k: sort_rows(v) for k, v in run_clingo(program, facts_dir, outputs, rules).items()}
     if out_dir is not None:
         check_replaceable(out_dir)
         staging = new_staging_dir(out_dir)

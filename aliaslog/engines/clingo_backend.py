@@ -328,12 +328,17 @@ def parse_atom_args(text: str, kinds: list[object]) -> Row:
 # --- run ----------------------------------------------------------------------------------------
 
 
-def run_clingo(program: Program, facts_dir: Path, outputs: list[str]) -> dict[str, list[Row]]:
-    """Ground and solve program + facts; return the shown output relations as typed rows."""
+def run_clingo(program: Program, facts_dir: Path, outputs: list[str],
+               rules: str | None = None) -> dict[str, list[Row]]:
+    """Ground and solve program + facts; return the shown output relations as typed rows.
+
+    `rules` is translate_rules(program) when the caller has it cached.
+    """
     import clingo
 
     try:
-        rules = translate_rules(program)
+        if rules is None:
+            rules = translate_rules(program)
         facts, _n = facts_text(program, facts_dir)
     except RecursionError:
         raise EngineError("a term or record value is nested too deeply to translate") from None
