@@ -342,9 +342,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="compare with the module after a pass: removed or reordered effects")
     sp.add_argument("--after-module", metavar="NAME", help="which IRModule of AFTER")
     sp.add_argument("--module", metavar="NAME", help="which IRModule of FILE")
-    sp.add_argument("--at", default="input,legalized",
-                    help="extraction points to check, comma-separated (default: "
-                         "input,legalized; also: lowered)")
+    sp.add_argument("--at", default="input,legalized,lowered",
+                    help="extraction points to check, comma-separated (default: all three)")
     sp.add_argument("--json", action="store_true")
     sp.add_argument("--engine", choices=["auto", "souffle", "embedded"], default="auto")
     sp.add_argument("--op-effects", action="append", default=[], metavar="FILE",

@@ -3,7 +3,7 @@
 Keys are the TVM objects themselves (Relax names are not unique after lowering), numbered in a
 fixed walk order (functions by name, bindings in program order), so the same module always gives
 byte-identical fact files. Each SeqExpr becomes a let chain: one `let_bind` per binding, the
-binding blocks of one SeqExpr laid end to end in one program-order block.
+binding blocks of one SeqExpr laid end to end in one program-order block (`block_pos`).
 """
 
 from __future__ import annotations
@@ -283,9 +283,13 @@ class _RelaxExtractor:
             f.add("let_bind", bid, n, v, value, nxt)
             f.add("block_pos", bid, blk, pos)
             f.add("copy", v, value)
-            f.add("copy", n, nxt)
+            # A block is flat: every let evaluates to the block's result, and the first let
+            # evaluates all of them. Demand then needs no walk along the chain, whose length
+            # would bound the number of fixpoint rounds.
+            f.add("copy", n, result)
             f.add("evaluates", n, value)
-            f.add("evaluates", n, nxt)
+            if pos:
+                f.add("evaluates", lets[0], n)
             for c in (value, nxt):
                 if self.ids.nodes.get(c) is not None and _is_var(self.ids.nodes[c]):
                     f.add("var_ref", n, c)
@@ -438,7 +442,7 @@ class _RelaxExtractor:
                 return n
             arg_ids = args_of(args)
             self.op_call(n, "op", name, "none" if op.get_attr("FPurity") else "unknown")
-            self.op_result(c, n, name, args, arg_ids)
+            self.op_result(c, n, name, args, arg_ids, func, owner)
             return n
         if isinstance(op, tvm.ir.GlobalVar):
             target = self.mod[op]
@@ -489,7 +493,7 @@ class _RelaxExtractor:
                 f.add("view_of", o, src, why)
 
     def op_result(self, c: relax.Call, n: str, name: str, args: list[Any],
-                  arg_ids: list[str]) -> None:
+                  arg_ids: list[str], func: str, owner: str) -> None:
         f = self.f
         if name in KILLS:
             f.add("kill", n, arg_ids[0], KILLS[name])
@@ -508,27 +512,31 @@ class _RelaxExtractor:
         if (name in VIEW_OPS or table == "view") and arg_ids:
             f.add("view_of", n, arg_ids[0], "view op")
             return
-        if arg_ids and self.may_be_identity(c, name, args):
-            f.add("view_of", n, arg_ids[0], "identity copy that lowering may turn into a view")
+        src = self.may_be_identity(c, name, args)
+        if src is not None:
+            f.add("view_of", n, self.atom(src, func, owner),
+                  "identity copy that lowering may turn into a view")
         self.result(c, n, fresh=True)
 
-    def may_be_identity(self, c: relax.Call, name: str, args: list[Any]) -> bool:
-        """Would LegalizeOps + RewriteDataflowReshape make this call a view of args[0]?"""
+    def may_be_identity(self, c: relax.Call, name: str, args: list[Any]) -> Any:
+        """The argument that LegalizeOps + RewriteDataflowReshape may make this call a view of."""
         out = _tensor_sig(getattr(c, "ty", None))
-        first = _tensor_sig(getattr(args[0], "ty", None)) if args else None
+        if not args or out is None or out[0] is None:
+            return None
         if name in IDENTITY_WHEN_SAME:
-            if name == "relax.concat" and isinstance(args[0], relax.Tuple):
-                return len(args[0].fields) == 1
-            return out is not None and out == first and out[0] is not None
+            src = args[0]
+            if name == "relax.concat" and isinstance(src, relax.Tuple):
+                if len(src.fields) != 1:
+                    return None
+                src = src.fields[0]
+            return src if _tensor_sig(getattr(src, "ty", None)) == out else None
         if name in IDENTITY_OPERAND and len(args) == 2:
             unit = IDENTITY_OPERAND[name]
             for i in (0, 1) if name in ("relax.add", "relax.multiply") else (0,):
-                other = args[1 - i]
-                if _const_scalar(other) == unit:
-                    sig = _tensor_sig(getattr(args[i], "ty", None))
-                    if sig is not None and out == sig:
-                        return True
-        return False
+                if _const_scalar(args[1 - i]) == unit and \
+                        _tensor_sig(getattr(args[i], "ty", None)) == out:
+                    return args[i]
+        return None
 
     def builtin_call(self, c: relax.Call, n: str, name: str, callee: Any, arg_ids: list[str],
                      func: str, owner: str) -> None:

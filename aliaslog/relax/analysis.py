@@ -68,9 +68,8 @@ class Violation:
         return "\n".join(lines)
 
     def key(self) -> tuple:
-        """Identity across extraction points: kind, function and names involved."""
-        return (self.kind, self.site.function, self.site.name,
-                self.var.name if self.var else "")
+        """Identity across extraction points: kind, function and the variable at risk."""
+        return (self.kind, self.site.function, self.var.name if self.var else self.site.name)
 
 
 @dataclass
@@ -170,13 +169,7 @@ class RelaxResult:
                     fn = self.place(sb).function if sb else "?"
                     var_place = Place(fn, str(o.name), None, "parameter")
             out.append(Violation(kind, self.place(sb), var_place, self.describe(obj), self.point))
-        seen: set[tuple] = set()
-        unique = []
-        for v in out:
-            if v.key() not in seen:
-                seen.add(v.key())
-                unique.append(v)
-        return unique
+        return list(dict.fromkeys(out))
 
 
 _MARK = re.compile(r"#\s*@@aliaslog(b\d+)\s*$")

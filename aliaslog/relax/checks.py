@@ -10,19 +10,22 @@ from tvm import relax
 
 from .analysis import Place, RelaxResult, Violation, analyze_relax
 
-DEFAULT_POINTS = ("input", "legalized")
+DEFAULT_POINTS = ("input", "legalized", "lowered")
 
 
 def check_module(mod: tvm.IRModule, points: tuple[str, ...] = DEFAULT_POINTS,
                  **options) -> list[Violation]:
-    """Violations of the module as given and at later extraction points, each reported once."""
+    """Violations of the module as given and at later extraction points.
+
+    A later point repeats an earlier finding under new binding names (lowering renames), so a
+    finding of the same kind about the same variable of the same function is reported once.
+    """
     seen: set[tuple] = set()
     out: list[Violation] = []
     for point in points:
-        for v in analyze_relax(mod, point=point, **options).violations():
-            if v.key() not in seen:
-                seen.add(v.key())
-                out.append(v)
+        found = analyze_relax(mod, point=point, **options).violations()
+        out += [v for v in found if v.key() not in seen]
+        seen |= {v.key() for v in found}
     return out
 
 

@@ -22,7 +22,7 @@ def remove_bindings(mod: tvm.IRModule, dead: set[Any]) -> tvm.IRModule:
     for gv, fn in list(mod.functions.items()):
         if isinstance(fn, relax.Function):
             out[gv] = _function(fn, dead)
-    return out
+    return relax.transform.Normalize()(out)  # rebuilt SeqExprs carry no type until normalized
 
 
 def _function(fn: relax.Function, dead: set[Any]) -> relax.Function:
@@ -55,7 +55,7 @@ def _binding(b: Any, dead: set[Any]) -> Any:
 
 
 def EffectAwareDCE(*, engine: str = "auto", op_effects: list[str] | None = None,  # noqa: N802
-                   entries: list[str] | None = None) -> tvm.transform.Pass:
+                   entries: list[str] | None = None, timeout: float = 600) -> tvm.transform.Pass:
     """Dead-code elimination that keeps every needed effect and write, and nothing else.
 
     Usable in `tvm.transform.Sequential`. Bindings are removed only when aliaslog's analysis
@@ -67,7 +67,7 @@ def EffectAwareDCE(*, engine: str = "auto", op_effects: list[str] | None = None,
     @tvm.transform.module_pass(opt_level=0, name="aliaslog.EffectAwareDCE")
     def _pass(mod: tvm.IRModule, _ctx: Any) -> tvm.IRModule:
         res = analyze_relax(mod, point="input", engine=engine, op_effects=op_effects,
-                            entries=entries)
+                            entries=entries, timeout=timeout)
         if not res.removable_ids:
             return mod
         out = remove_bindings(mod, set(res.removable()))
