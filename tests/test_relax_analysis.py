@@ -1,0 +1,348 @@
+"""Relax analysis on real apache-tvm modules: facts, checks on every reproduced bug class,
+no false alarm on the clean controls, EffectAwareDCE verified on the VM, engines agreeing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+tvm = pytest.importorskip("tvm")
+
+from tvm import relax  # noqa: E402
+
+from aliaslog.cli import main  # noqa: E402
+from aliaslog.engines.souffle_backend import souffle_executable  # noqa: E402
+from aliaslog.relax import (  # noqa: E402
+    EffectAwareDCE,
+    analyze_relax,
+    check_module,
+    compare_modules,
+)
+from extractor.effect_table import ExtractError  # noqa: E402
+from extractor.relax_facts import extract_relax, written_params  # noqa: E402
+from extractor.relax_load import load_module, load_modules, to_point  # noqa: E402
+
+from .relax_cases import (  # noqa: E402
+    CASES,
+    RelaxCase,
+    activate_packed_funcs,
+    apply_passes,
+    load_case,
+    load_namespace,
+    observe,
+    same,
+)
+
+CASE_DIR = Path(__file__).parent / "data" / "relax" / "cases"
+CASE02 = CASE_DIR / "case02_dce_inplace_read_after.py"
+CASE10 = CASE_DIR / "case10_dead_dps_after_lowering.py"
+BY_ID = {c.case_id: c for c in CASES}
+
+
+def _checked_module(case: RelaxCase) -> tvm.IRModule:
+    before = load_case(case)[case.module]
+    return before if case.check_on == "before" else apply_passes(before, case.passes())
+
+
+# ------------------------------------------------------------------------------------ facts
+
+
+def test_facts_are_deterministic_and_keyed_by_object_not_name():
+    lowered = to_point(load_module(CASE02, "Before"), "lowered")
+    a, b = extract_relax(lowered), extract_relax(lowered)
+    assert a.facts.digest() == b.facts.digest()
+    names = [str(bd.var.name) for bd in a.ids.binding_of.values()]
+    assert len(names) > len(set(names))  # lowering repeats names (`_`, `storage`) ...
+    let_vars = [row[2] for row in a.facts.rows["let_bind"]]
+    assert len(let_vars) == len(set(let_vars))  # ... but every binding has its own variable node
+
+
+def test_extraction_covers_memory_constructs_at_every_point():
+    mod = load_module(CASE02, "Before")
+    inp = extract_relax(mod).facts.rows
+    assert {r[2] for r in inp["mem_write"]} == {"inplace"}
+    assert {r[2] for r in inp["view_of"]} == {"in-place output"}
+    assert {r[1] for r in inp["alloc_site"]} >= {"param", "constant", "tensor"}
+    low = extract_relax(to_point(mod, "lowered")).facts.rows
+    assert {r[2] for r in low["mem_write"]} == {"dps"}
+    assert {r[2] for r in low["kill"]} == {"tensor", "storage"}
+    assert low["in_storage"] and low["tvm_impure"]
+    assert {r[1] for r in low["alloc_site"]} >= {"storage", "tensor"}
+
+
+def test_written_params_reads_the_tir_body():
+    mod = load_module(CASE02, "Before")
+    assert written_params(mod["inc_inplace"]) == ([0], False)
+    legal = to_point(mod, "legalized")
+    add = next(gv for gv in legal.get_global_vars() if gv.name_hint == "add")
+    assert written_params(legal[add]) == ([2], False)  # add(a, b, out) writes only out
+
+
+def test_relax_facts_run_in_souffle_as_they_are(tmp_path):
+    if souffle_executable() is None:
+        pytest.skip("souffle is not on PATH")
+    import subprocess
+
+    from datalog_rules import RELAX_MAIN
+
+    extract_relax(load_module(CASE02, "Before")).facts.write(tmp_path / "facts")
+    (tmp_path / "out").mkdir()
+    subprocess.run([souffle_executable(), "-F", str(tmp_path / "facts"), "-D",
+                    str(tmp_path / "out"), str(RELAX_MAIN)], check=True, timeout=300)
+    assert "inplace-live" in (tmp_path / "out" / "violation.csv").read_text()
+
+
+# ----------------------------------------------------------------------------------- checks
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.klass != "dead-effect-chain"],
+                         ids=lambda c: f"case{c.case_id}-{c.klass}")
+def test_every_reproduced_bug_class_is_flagged(case: RelaxCase):
+    if case.check_on == "pair":
+        before = load_case(case)[case.module]
+        changes = compare_modules(before, apply_passes(before, case.passes()))
+        assert case.klass in {c.kind for c in changes}
+        assert all(c.before.line for c in changes)
+        return
+    violations = check_module(_checked_module(case))
+    assert case.klass in {v.kind for v in violations}, [v.describe() for v in violations]
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.cleans], ids=lambda c: f"case{c.case_id}")
+def test_clean_controls_give_no_violation(case: RelaxCase):
+    mods = load_case(case)
+    for clean in case.cleans:
+        mod = mods[clean.module]
+        checked = mod if case.check_on == "before" else apply_passes(mod, case.passes())
+        if case.check_on == "pair":
+            assert compare_modules(mod, checked) == []
+        else:
+            assert check_module(checked) == [], clean.module
+
+
+def test_a_violation_names_the_bindings_and_their_lines():
+    [live, param] = [v for v in check_module(load_module(CASE02, "Before"), ("input",))]
+    assert (live.kind, live.site.name, live.var.name) == ("inplace-live", "w", "a")
+    assert live.site.source == CASE02.name and live.site.line and live.var.line < live.site.line
+    assert (param.kind, param.site.function, param.var.name) == ("inplace-param",
+                                                                 "mutates_param", "x")
+    text = live.describe()
+    assert "`w` in @main" in text and "`a` in @main" in text and "call_tir_inplace" in text
+
+
+def test_lowered_bindings_without_spans_get_script_lines():
+    res = analyze_relax(load_module(CASE02, "Before"), point="lowered")
+    [v] = res.violations()
+    assert v.site.source == "script" and v.site.line
+    line = res.module.script().splitlines()[v.site.line - 1]
+    assert "inc_inplace(x)" in line
+
+
+def test_pass_that_reorders_observable_calls_is_reported():
+    from tvm.script import ir as I
+    from tvm.script import relax as R
+
+    @I.ir_module
+    class Two:
+        @R.function(pure=False)
+        def main(x: R.Tensor((2,), "float32")):
+            R.print(x, format="first {}")
+            _y = R.call_packed("aliaslog.test.effect", x, ty_args=R.Tensor((2,), "float32"))
+            return x
+
+    f = Two["main"]
+    [b0, b1] = f.body.blocks[0].bindings
+    swapped = Two.clone()
+    swapped["main"] = relax.Function(
+        f.params, relax.SeqExpr([relax.BindingBlock([b1, b0])], f.body.body), f.ret_ty,
+        f.is_pure, f.attrs)
+    changes = compare_modules(Two, swapped)
+    assert [c.kind for c in changes] == ["reordered-impure"]
+    assert compare_modules(Two, Two) == []
+
+
+# -------------------------------------------------------------------------------------- DCE
+
+
+def _fresh(case: RelaxCase, name: str, passes: bool) -> tvm.IRModule:
+    """A case module (newly loaded for case 07: running it overwrites its own constant)."""
+    if case.observe == "repeat":
+        mods = {k: v for k, v in load_namespace(case, fresh=True).items()
+                if isinstance(v, tvm.IRModule)}
+        activate_packed_funcs(load_namespace(case))
+    else:
+        mods = load_case(case)
+    return apply_passes(mods[name], case.passes()) if passes else mods[name]
+
+
+def _dce_modules():
+    """(case, label, factory) for every case module, as given and after the case's passes."""
+    for case in CASES:
+        names = [case.module, *(c.module for c in case.cleans)]
+        for name in dict.fromkeys(names):
+            yield case, name, False
+            if case.check_on != "before" and case.passes():
+                yield case, f"{name}+passes", True
+
+
+@pytest.mark.parametrize("point", ["input", "lowered"])
+def test_effect_aware_dce_never_changes_what_the_vm_observes(point):
+    checked = 0
+    for case, label, passes in _dce_modules():
+        name = label.removesuffix("+passes")
+        kind = "outputs" if case.observe == "kept_by_dce" else case.observe
+        want = observe(case, to_point(_fresh(case, name, passes), point), kind=kind)
+        after = tvm.transform.Sequential([EffectAwareDCE()])(
+            to_point(_fresh(case, name, passes), point))
+        assert relax.analysis.check_well_formed(after)
+        got = observe(case, after, kind=kind)
+        assert same(want, got), (case.case_id, label, want, got)
+        checked += 1
+    assert checked >= 30
+
+
+def test_dce_keeps_what_tvm_dce_wrongly_deletes():
+    case = BY_ID["02a"]
+    before = load_case(case)[case.module]
+    res = analyze_relax(before)
+    assert [str(b.var.name) for b in res.removable()] == []
+    w = next(bid for bid in res.binding_ids() if str(res.binding(bid).var.name) == "w")
+    assert "demanded or unknown effect" in res.why_kept(w)
+    assert same(observe(case, EffectAwareDCE()(before)), observe(case, before))
+    assert not same(observe(case, relax.transform.DeadCodeElimination()(before)),
+                    observe(case, before))
+    nine = BY_ID["09"]
+    before = load_case(nine)[nine.module]
+    assert observe(nine, EffectAwareDCE()(before)) == observe(nine, before) == 2
+
+
+def test_dce_removes_dead_kernel_chains_after_lowering(tmp_path):
+    case = BY_ID["10"]
+    lowered = to_point(load_case(case)[case.module], "lowered")
+    n = len([b for blk in lowered["main"].body.blocks for b in blk.bindings])
+    out = EffectAwareDCE()(lowered)
+    m = len([b for blk in out["main"].body.blocks for b in blk.bindings])
+    assert m < n  # the dead call_tir's storage, alloc, kernel and kill are gone
+    tvm_dce = relax.transform.DeadCodeElimination()(lowered)
+    assert sum(len(blk.bindings) for blk in tvm_dce["main"].body.blocks) == n  # keeps all of them
+    table = tmp_path / "effects.tsv"
+    table.write_text("aliaslog.case10.dps_copy\twrites\n")
+    out2 = EffectAwareDCE(op_effects=[str(table)])(lowered)
+    m2 = len([b for blk in out2["main"].body.blocks for b in blk.bindings])
+    assert m2 < m  # declared destination-passing: the dead packed call's chain goes too
+    assert same(observe(case, out2, kind="outputs"), observe(case, lowered, kind="outputs"))
+    assert observe(case, out2, kind="counter") == 0 < observe(case, lowered, kind="counter")
+
+
+def test_effect_aware_dce_works_inside_sequential():
+    mod = load_module(CASE10, "Before")
+    seq = tvm.transform.Sequential([relax.transform.LegalizeOps(), EffectAwareDCE(),
+                                    relax.transform.ToNonDataflow()])
+    out = seq(mod)
+    assert relax.analysis.check_well_formed(out)
+
+
+# ---------------------------------------------------------------------------------- engines
+
+
+@pytest.mark.skipif(souffle_executable() is None,
+                    reason="souffle is not on PATH (put /opt/souffle/bin on PATH to compare)")
+@pytest.mark.parametrize("point", ["input", "legalized", "lowered"])
+def test_engines_agree_on_every_case_module(point):
+    for path in sorted(CASE_DIR.glob("case*.py")):
+        for name, mod in sorted(load_modules(path).items()):
+            a = analyze_relax(mod, point=point, engine="embedded")
+            b = analyze_relax(mod, point=point, engine="souffle")
+            for rel in a.relations:
+                assert sorted(a.relations[rel]) == sorted(b.relations[rel]), (path.name, name,
+                                                                              rel)
+
+
+# -------------------------------------------------------------------------------------- CLI
+
+
+def test_cli_check_exit_codes_and_reports(capsys):
+    assert main(["check", str(CASE02), "--module", "Before", "--engine", "embedded"]) == 1
+    out = capsys.readouterr().out
+    assert "inplace-live" in out and "inplace-param" in out and "3 violations" not in out
+    assert main(["check", str(CASE02), "--module", "Clean", "--engine", "embedded"]) == 0
+    assert "0 violations" in capsys.readouterr().out
+    case = BY_ID["03"]
+    assert main(["check", str(case.path), "--module", "Before", "--engine", "embedded",
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["violations"] == 0
+
+
+def test_cli_check_before_after(tmp_path, capsys):
+    case = BY_ID["03"]
+    before = load_case(case)[case.module]
+    after = apply_passes(before, case.passes())
+    header = ("from tvm.script import ir as I\nfrom tvm.script import relax as R\n"
+              "from tvm.script import tirx as T\n\n")
+    b, a = tmp_path / "before.py", tmp_path / "after.py"
+    b.write_text(header + before.script())
+    a.write_text(header + after.script())
+    assert main(["check", str(b), "--after", str(a), "--engine", "embedded"]) == 1
+    out = capsys.readouterr().out
+    assert "removed-impure" in out and "before.py -> " in out
+    assert main(["check", str(b), "--after", str(b), "--engine", "embedded"]) == 0
+
+
+def test_cli_relax_analyze_facts_dce(tmp_path, capsys):
+    assert main(["analyze", str(CASE10), "--module", "Before", "--at", "lowered", "--json",
+                 "--engine", "embedded"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["point"] == "lowered" and doc["removable"] > 0 and doc["metrics"]["kills"] > 0
+    assert main(["facts", str(CASE02), "--module", "Before", "-o", str(tmp_path / "f")]) == 0
+    assert (tmp_path / "f" / "mem_write.facts").read_text().count("\n") == 2
+    out = tmp_path / "dce.py"
+    assert main(["dce", str(CASE10), "--module", "Before", "--at", "lowered", "-o", str(out),
+                 "--engine", "embedded"]) == 0
+    [mod] = load_modules(out).values()
+    assert relax.analysis.check_well_formed(mod)
+
+
+def test_bad_relax_inputs_are_located_errors(tmp_path, capsys):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import tvm\nx = (\n")
+    assert main(["check", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}:2:" in err and "expected Python" in err and "Traceback" not in err
+    none = tmp_path / "none.py"
+    none.write_text("x = 1\n")
+    with pytest.raises(ExtractError, match="defines a tvm.IRModule"):
+        load_modules(none)
+    boom = tmp_path / "boom.py"
+    boom.write_text("import tvm\n\nraise RuntimeError('no model here')\n")
+    assert main(["analyze", str(boom)]) == 2
+    err = capsys.readouterr().err
+    assert f"{boom}:3:" in err and "no model here" in err
+    assert main(["check", str(CASE02)]) == 2  # two modules and no --module
+    assert "--module" in capsys.readouterr().err
+    assert main(["check", str(CASE02), "--module", "Nope"]) == 2
+    assert main(["check", str(CASE02), "--module", "Before", "--at", "later"]) == 2
+    assert not list(tmp_path.glob("*.facts"))
+
+
+def test_unknown_packed_functions_are_opaque_and_tables_refine_them(tmp_path):
+    case = BY_ID["08"]
+    mod = load_case(case)[case.module]
+    res = analyze_relax(mod)
+    b = next(bid for bid in res.binding_ids() if str(res.binding(bid).var.name) == "b")
+    a_node = res.extraction.ids.id(next(res.binding(x).var for x in res.binding_ids()
+                                        if str(res.binding(x).var.name) == "a"))
+    b_node = res.extraction.ids.id(res.binding(b).var)
+    assert (a_node, b_node) in set(res.relations["may_alias"])  # it may return its argument
+    table = tmp_path / "t.tsv"
+    table.write_text("aliaslog.case08.identity\tnone\n")
+    res2 = analyze_relax(mod, op_effects=[str(table)])
+    assert (a_node, b_node) not in set(res2.relations["may_alias"])
+    with pytest.raises(ExtractError, match="effect one of"):
+        bad = tmp_path / "bad.tsv"
+        bad.write_text("x\tsideways\n")
+        analyze_relax(mod, op_effects=[str(bad)])
+    shutil.rmtree(tmp_path)
