@@ -1,14 +1,15 @@
-# Two commands do all set-up on a fresh machine: `make demo` and `make test`.
+# Two commands do all set-up on a fresh machine: `make demo` and `make test`
+# (the venv gets apache-tvm for the Relax side; `make fixtures` adds torch + transformers).
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint clean
+.PHONY: demo test lint clean fixtures
 
 $(BIN)/aliaslog: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test]'
+	$(BIN)/pip install -q -e '.[test,relax]'
 	touch $@
 
 demo: $(BIN)/aliaslog
@@ -16,10 +17,14 @@ demo: $(BIN)/aliaslog
 
 test: $(BIN)/aliaslog
 	$(BIN)/ruff check aliaslog extractor tests benchmarks
-	$(BIN)/python -m pytest -q
+	ALIASLOG_REQUIRE_TVM=1 $(BIN)/python -m pytest -q
 
 lint: $(BIN)/aliaslog
 	$(BIN)/ruff check aliaslog extractor tests benchmarks
+
+fixtures: $(BIN)/aliaslog
+	$(BIN)/pip install -q -e '.[zoo]'
+	$(BIN)/python -m aliaslog.relax.export -o tests/data/relax
 
 clean:
 	rm -rf $(VENV) build *.egg-info
