@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import runpy
 import traceback
 from pathlib import Path
@@ -43,15 +44,27 @@ def load_modules(path: str | os.PathLike[str]) -> dict[str, tvm.IRModule]:
     except BaseException as exc:  # noqa: BLE001 - any failure of the user's file is reported
         if isinstance(exc, KeyboardInterrupt):
             raise
-        line = _line_in(exc, p)
+        line, col = _diagnostic_at(exc, p) or (_line_in(exc, p), 1)
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        first = first.removeprefix("error: ")
         raise ExtractError(f"the TVMScript file failed to load: {type(exc).__name__}: {first}",
-                           Span(str(p), line, 1) if line else None, text) from None
+                           Span(str(p), line, col) if line else None, text) from None
     mods = {k: v for k, v in ns.items() if isinstance(v, tvm.IRModule)}
     if not mods:
         raise ExtractError(f"{p}: expected a Python file that defines a tvm.IRModule "
                            "(e.g. an `@I.ir_module class Module:`); found none")
     return mods
+
+
+_DIAG_AT = re.compile(r"-->\s*(.+?):(\d+):(\d+)")
+
+
+def _diagnostic_at(exc: BaseException, path: Path) -> tuple[int, int] | None:
+    """Line and column of a TVMScript parser diagnostic (` --> file:line:col`) in the file."""
+    m = _DIAG_AT.search(str(exc))
+    if m and Path(m.group(1)).resolve() == path.resolve():
+        return int(m.group(2)), int(m.group(3)) + 1
+    return None
 
 
 def _line_in(exc: BaseException, path: Path) -> int | None:

@@ -39,6 +39,7 @@ from .relax_cases import (  # noqa: E402
 CASE_DIR = Path(__file__).parent / "data" / "relax" / "cases"
 CASE02 = CASE_DIR / "case02_dce_inplace_read_after.py"
 CASE10 = CASE_DIR / "case10_dead_dps_after_lowering.py"
+CONSTRUCTS = Path(__file__).parent / "data" / "relax" / "constructs.py"
 BY_ID = {c.case_id: c for c in CASES}
 
 
@@ -235,6 +236,37 @@ def test_dce_removes_dead_kernel_chains_after_lowering(tmp_path):
     assert m2 < m  # declared destination-passing: the dead packed call's chain goes too
     assert same(observe(case, out2, kind="outputs"), observe(case, lowered, kind="outputs"))
     assert observe(case, out2, kind="counter") == 0 < observe(case, lowered, kind="counter")
+
+
+@pytest.mark.parametrize("point", ["input", "legalized", "lowered"])
+def test_dce_on_every_construct_keeps_outputs_and_effects(point):
+    import runpy
+
+    import numpy as np
+
+    ns = runpy.run_path(str(CONSTRUCTS))
+    lift = relax.transform.LambdaLift()  # relax.build needs closures lifted to functions
+    mod = ns["Module"] if point == "input" else to_point(lift(ns["Module"]), point)
+    res = analyze_relax(mod)
+    removed = {str(res.binding(b).var.name) for b in res.removable_ids}
+    if point == "input":
+        assert removed == {"dead", "unused_t", "dead_tir", "dead_then", "dead_clo"}
+    assert "n" not in removed and "w" not in removed  # may fail / opaque packed call
+    after = EffectAwareDCE()(mod)
+    x = np.arange(4, dtype="float32")
+
+    def run(m):
+        vm = relax.VirtualMachine(relax.build(lift(m), "llvm"), tvm.cpu())
+        out = []
+        for flag in (True, False):
+            ns["CALLS"]["count"] = 0
+            res = vm["main"](tvm.runtime.tensor(x), tvm.runtime.tensor(np.array(flag)))
+            out.append((res.numpy(), ns["CALLS"]["count"]))
+        return out
+
+    for (a, ca), (b, cb) in zip(run(mod), run(after), strict=True):
+        np.testing.assert_array_equal(a, b)
+        assert ca == cb == 2  # the DPS packed call and the opaque one both still run
 
 
 def test_effect_aware_dce_works_inside_sequential():

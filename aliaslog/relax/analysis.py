@@ -178,7 +178,8 @@ _MARK = re.compile(r"#\s*@@aliaslog(b\d+)\s*$")
 def _places(ex: RelaxExtraction) -> dict[str, Place]:
     """Names and lines of every binding: source spans, else lines of `mod.script()`."""
     ids = ex.ids
-    marks = {b: f"@@aliaslog{bid}" for bid, b in ids.binding_of.items()}
+    marks = {b: f"@@aliaslog{bid}" for bid, b in ids.binding_of.items()
+             if not isinstance(b.value, relax.Function)}  # printed as a def, not a statement
     with contextlib.redirect_stderr(io.StringIO()):
         text = ex.module.script(obj_to_annotate=marks)
     script_line: dict[str, tuple[int, str]] = {}
