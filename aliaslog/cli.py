@@ -345,6 +345,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--at", default="input,legalized,lowered",
                     help="extraction points to check, comma-separated (default: all three)")
     sp.add_argument("--json", action="store_true")
+    sp.add_argument("--strict", action="store_true",
+                    help="warnings (purity-asserted) count as violations for the exit status")
     sp.add_argument("--engine", choices=["auto", "souffle", "embedded"], default="auto")
     sp.add_argument("--op-effects", action="append", default=[], metavar="FILE",
                     help="extra effect table (name<TAB>effect)")

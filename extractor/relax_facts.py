@@ -242,6 +242,8 @@ class _RelaxExtractor:
         """Facts for a function (global or literal): parameters, body chain, nested code."""
         f = self.f
         f.add("node", fid, "fn", fid)
+        force = fn.attrs is not None and bool(fn.attrs.get("relax.force_pure", False))
+        f.add("func_purity", fid, "force_pure" if force else "pure" if fn.is_pure else "impure")
         for i, p in enumerate(fn.params):
             pid = self.nid(p)
             f.add("param", fid, i, pid)

@@ -103,6 +103,8 @@ SCHEMA: tuple[Relation, ...] = (
     _rel("in_storage", "t:Node, s:Node", "the tensor allocated at t lives in the storage s holds"),
     _rel("kill", "n:Node, target:Node, what:symbol",
          "evaluating n ends the lifetime of target's tensor or storage"),
+    _rel("func_purity", "f:Node, purity:symbol",
+         "how TVM declares function f: pure, impure, or force_pure (pure despite impure calls)"),
     _rel("tvm_impure", "c:Node, why:symbol",
          "TVM's own purity judgment calls c impure (FPurity, or the callee's FuncType)"),
     _rel("block_end", "blk:Block, result:Node, n:number",

@@ -18,6 +18,7 @@ from tvm import relax
 from datalog_rules import RELAX_MAIN
 from extractor.relax_facts import RelaxExtraction, extract_relax, load_relax_effects
 from extractor.relax_load import to_point
+from extractor.relay.gcpause import gc_paused
 
 from ..analysis import REASONS, unescape_relations
 from ..engines import solve
@@ -31,7 +32,13 @@ KIND_TEXT = {
     "inplace-const": "write into a module constant (later calls see it)",
     "use-after-kill": "use of a tensor after kill_tensor ended its lifetime",
     "storage-reuse": "write into a storage that a live tensor still occupies",
+    "purity-asserted": "call TVM treats as pure that may have an observable effect "
+                       "(passes may delete or reorder it)",
 }
+
+
+# Findings that are worth a look but not an error: `check` exits 1 on them only with --strict.
+WARNINGS = frozenset({"purity-asserted"})
 
 
 @dataclass(frozen=True)
@@ -59,8 +66,12 @@ class Violation:
     obj: str  # what memory is at stake, in words
     point: str = "input"
 
+    @property
+    def severity(self) -> str:
+        return "warning" if self.kind in WARNINGS else "error"
+
     def describe(self) -> str:
-        head = f"{self.kind}: {KIND_TEXT.get(self.kind, self.kind)}"
+        head = f"{self.severity} {self.kind}: {KIND_TEXT.get(self.kind, self.kind)}"
         lines = [head, f"  at    {self.site}" + (f"   {self.site.text}" if self.site.text else "")]
         if self.var is not None:
             lines.append(f"  value {self.var}" + (f"   {self.var.text}" if self.var.text else ""))
@@ -205,6 +216,7 @@ def _short(stmt: str, width: int = 90) -> str:
     return stmt if len(stmt) <= width else stmt[: width - 3] + "..."
 
 
+@gc_paused()
 def analyze_relax(
     mod: tvm.IRModule,
     *,

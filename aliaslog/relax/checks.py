@@ -34,6 +34,7 @@ class EffectChange:
     """An observable call that a pass removed, or moved past another observable call."""
 
     kind: str  # "removed-impure" or "reordered-impure"
+    severity = "error"
     function: str
     call: str  # what the binding calls
     before: Place
@@ -41,7 +42,8 @@ class EffectChange:
 
     def describe(self) -> str:
         what = "removed" if self.kind == "removed-impure" else "reordered"
-        lines = [f"{self.kind}: the pass {what} a call with an observable effect ({self.call})",
+        lines = [f"error {self.kind}: the pass {what} a call with an observable effect "
+                 f"({self.call})",
                  f"  before {self.before}" + (f"   {self.before.text}" if self.before.text else "")]
         if self.after is not None:
             lines.append(f"  after  {self.after}"

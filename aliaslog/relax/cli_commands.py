@@ -35,25 +35,24 @@ def cmd_check(args: argparse.Namespace) -> int:
     from .checks import check_module, compare_modules
 
     before = load_module(args.file, args.module)
-    found: list[str] = []
     if args.after:
         after = load_module(args.after, args.after_module or args.module)
-        changes = compare_modules(before, after, **_options(args))
-        found += [c.describe() for c in changes]
-        kinds = [c.kind for c in changes]
+        findings: list = compare_modules(before, after, **_options(args))
     else:
-        violations = check_module(before, parse_points(args.at), **_options(args))
-        found += [v.describe() for v in violations]
-        kinds = [v.kind for v in violations]
+        findings = check_module(before, parse_points(args.at), **_options(args))
+    errors = [f for f in findings if f.severity == "error" or args.strict]
     if args.json:
-        print(json.dumps({"file": args.file, "after": args.after, "violations": len(found),
-                          "kinds": kinds, "reports": found}, indent=2))
+        print(json.dumps({"file": args.file, "after": args.after, "violations": len(errors),
+                          "warnings": len(findings) - len(errors),
+                          "kinds": [f.kind for f in findings],
+                          "reports": [f.describe() for f in findings]}, indent=2))
     else:
-        for text in found:
-            print(text + "\n")
+        for f in findings:
+            print(f.describe() + "\n")
         what = f"{args.file} -> {args.after}" if args.after else args.file
-        print(f"{what}: {len(found)} violation{'s' * (len(found) != 1)}")
-    return 1 if found else 0
+        n, w = len(errors), len(findings) - len(errors)
+        print(f"{what}: {n} violation{'s' * (n != 1)}, {w} warning{'s' * (w != 1)}")
+    return 1 if errors else 0
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
