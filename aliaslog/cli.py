@@ -12,7 +12,13 @@ import numpy as np
 
 from extractor.relay.errors import LocatedError
 
-from .loading import UsageError, load_module, write_atomically, write_text_atomically
+from .loading import (
+    UsageError,
+    load_module,
+    publish_facts,
+    write_atomically,
+    write_text_atomically,
+)
 
 
 class _RelaxCli:
@@ -133,26 +139,11 @@ def _analyze(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 def _cmd_facts(args: argparse.Namespace) -> int:
     if is_relax_file(args.file):
         return relax_cli.cmd_facts(args)
-    import shutil
-    import tempfile
-
     from extractor.relay_facts import extract_relay, load_op_effects
 
     mod = load_module(args.file)
     extraction = extract_relay(mod, args.entry, load_op_effects(*args.op_effects))
-    out = Path(args.output)
-    if out.exists() and (not out.is_dir() or any(p.suffix != ".facts" for p in out.iterdir())):
-        raise UsageError(f"{out}: exists and is not a facts directory; refusing to overwrite")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
-        extraction.facts.write(staging)
-        if out.exists():
-            shutil.rmtree(out)
-        staging.rename(out)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    print(f"{extraction.facts.count()} facts in {len(list(out.iterdir()))} relations -> {out}")
+    print(publish_facts(extraction.facts, args.output))
     return 0
 
 

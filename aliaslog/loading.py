@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from extractor.facts import FactSet
 from extractor.relay.ast import Expr, Function, Module
 from extractor.relay.errors import LocatedError
 from extractor.relay.json_io import load_json
@@ -64,3 +66,23 @@ def write_atomically(path: str | os.PathLike[str], write: Callable[[str], None])
 def write_text_atomically(path: str | os.PathLike[str], text: str) -> None:
     """Write text to path through a temporary file and a rename."""
     write_atomically(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+
+
+def publish_facts(facts: FactSet, output: str | os.PathLike[str]) -> str:
+    """Write facts into a fresh directory and rename it into place; returns a summary line.
+
+    An existing directory is replaced only if it holds nothing but .facts files.
+    """
+    out = Path(output)
+    if out.exists() and (not out.is_dir() or any(p.suffix != ".facts" for p in out.iterdir())):
+        raise UsageError(f"{out}: exists and is not a facts directory; refusing to overwrite")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        facts.write(staging)
+        if out.exists():
+            shutil.rmtree(out)
+        staging.rename(out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return f"{facts.count()} facts in {len(list(out.iterdir()))} relations -> {out}"

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
-import tempfile
-from pathlib import Path
 
 from extractor.relax_load import POINTS, load_module, to_point
 
-from ..loading import UsageError, write_text_atomically
+from ..loading import UsageError, publish_facts, write_text_atomically
 
 SCRIPT_HEADER = ("from tvm.script import ir as I\nfrom tvm.script import relax as R\n"
                  "from tvm.script import tirx as T\n\n")
@@ -89,19 +86,7 @@ def cmd_facts(args: argparse.Namespace) -> int:
 
     mod = to_point(load_module(args.file, args.module), args.at)
     extraction = extract_relax(mod, load_relax_effects(*args.op_effects))
-    out = Path(args.output)
-    if out.exists() and (not out.is_dir() or any(p.suffix != ".facts" for p in out.iterdir())):
-        raise UsageError(f"{out}: exists and is not a facts directory; refusing to overwrite")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
-        extraction.facts.write(staging)
-        if out.exists():
-            shutil.rmtree(out)
-        staging.rename(out)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    print(f"{extraction.facts.count()} facts in {len(list(out.iterdir()))} relations -> {out}")
+    print(publish_facts(extraction.facts, args.output))
     return 0
 
 
