@@ -59,25 +59,73 @@ def _write_outputs(dir_: Path, program: Program, rels: dict[str, list[Row]]) -> 
                   params.get("delimiter", "\t"))
 
 
-# parsed and translated rule programs, valid while every file they read is unchanged
-_TRANSLATED: dict[tuple, tuple[tuple[tuple[str, bytes], ...], Program, str]] = {}
+# parsed rule programs, valid while every file they read is unchanged; and their clingo
+# text per set of empty input relations (rules that can never fire are left out)
+_PARSED: dict[tuple, tuple[tuple[tuple[str, bytes], ...], Program]] = {}
+_TRANSLATED: dict[tuple[int, frozenset[str]], str] = {}
 
 
-def _translated(program_path: Path, include_dirs: list[Path],
-                defines: dict[str, str]) -> tuple[Program, str]:
-    """The checked program and its clingo text; parsed once per process per rule version."""
+def _translated(program_path: Path, include_dirs: list[Path], defines: dict[str, str],
+                facts_dir: Path) -> tuple[Program, str]:
+    """The checked program and the clingo text of the rules that can fire on these facts."""
     from aliaslog.engines.clingo_backend import translate_rules
 
     key = (str(Path(program_path).resolve()), tuple(map(str, include_dirs)),
            tuple(sorted(defines.items())))
-    hit = _TRANSLATED.get(key)
+    hit = _PARSED.get(key)
     if hit is not None and all(_file_digest(f) == d for f, d in hit[0]):
-        return hit[1], hit[2]
-    program = load_program(program_path, include_dirs, defines)
-    rules = translate_rules(program)
-    stamp = tuple((str(f), _file_digest(str(f))) for f in program.files)
-    _TRANSLATED[key] = (stamp, program, rules)
-    return program, rules
+        program = hit[1]
+    else:
+        program = load_program(program_path, include_dirs, defines)
+        stamp = tuple((str(f), _file_digest(str(f))) for f in program.files)
+        _PARSED[key] = (stamp, program)
+    empty = frozenset(_empty_inputs(program, facts_dir))
+    tkey = (id(program), empty)
+    if tkey not in _TRANSLATED:
+        _TRANSLATED[tkey] = translate_rules(program, _firing_clauses(program, empty))
+    return program, _TRANSLATED[tkey]
+
+
+def _empty_inputs(program: Program, facts_dir: Path) -> list[str]:
+    """Input relations whose fact file is present and empty."""
+    out = []
+    for name, rel in program.relations.items():
+        if rel.input is None:
+            continue
+        fname = rel.input.get("filename", name + ".facts")
+        path = Path(fname) if Path(fname).is_absolute() else Path(facts_dir) / fname
+        try:
+            if path.stat().st_size == 0:
+                out.append(name)
+        except OSError:
+            pass  # a missing file is reported when the facts are read
+    return out
+
+
+def _firing_clauses(program: Program, empty: frozenset[str]) -> list:
+    """Clauses that may derive something: every positive body atom's relation may be non-empty.
+
+    Exact, not a heuristic: a conjunction with an atom of an empty relation never holds.
+    Atoms under negation or inside aggregates do not need rows (a count of nothing is 0).
+    """
+    from aliaslog.engines.souffle_subset import Atom
+
+    maybe = {n for n, r in program.relations.items() if r.input is not None and n not in empty}
+    fires = [False] * len(program.clauses)
+    changed = True
+    while changed:
+        changed = False
+        for i, clause in enumerate(program.clauses):
+            if fires[i]:
+                continue
+            if clause.body is None or any(
+                all(lit.rel in maybe for lit in conj if isinstance(lit, Atom))
+                for conj in clause.body
+            ):
+                fires[i] = True
+                changed = True
+                maybe.update(h.rel for h in clause.heads)
+    return [c for c, f in zip(program.clauses, fires, strict=True) if f]
 
 
 def _file_digest(path: str) -> bytes:
@@ -92,7 +140,7 @@ def _solve_embedded(program_path: Path, facts_dir: Path, out_dir: Path | None,
                     defines: dict[str, str]) -> tuple[dict[str, list[Row]], list[str]]:
     from aliaslog.engines.clingo_backend import run_clingo
 
-    program, rules = _translated(program_path, include_dirs, defines)
+    program, rules = _translated(program_path, include_dirs, defines, facts_dir)
     outputs = _select(program, output_relations)
     rels = {k: sort_rows(v) for k, v in run_clingo(program, facts_dir, outputs, rules).items()}
     if out_dir is not None:

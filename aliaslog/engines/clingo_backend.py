@@ -174,10 +174,10 @@ class _RuleWriter:
         return [h + tail + "." for h in head_texts]
 
 
-def translate_rules(program: Program) -> str:
-    """All rules of the program as clingo text."""
+def translate_rules(program: Program, clauses: list | None = None) -> str:
+    """The program's rules (or the given subset of them) as clingo text."""
     out: list[str] = []
-    for clause in program.clauses:
+    for clause in program.clauses if clauses is None else clauses:
         if clause.body is None:
             out.extend(_RuleWriter().rule(clause.heads, None))
             continue
