@@ -254,12 +254,29 @@ def _var_name(v: A.Var) -> str:
     return f"%{v.name_hint}" if v.name_hint else "%_"
 
 
+# Points-to variants (datalog_rules/points_to.dl, points_to_ctx.dl) and their -M defines.
+CONTEXTS: dict[str, dict[str, str]] = {
+    "insensitive": {},
+    "1-call": {"CONTEXT": "1"},
+    "2-call": {"CONTEXT": "2"},
+}
+
+
+def analysis_defines(context: str = "insensitive", flow_sensitive: bool = False) -> dict[str, str]:
+    """The Soufflé macro definitions that select an analysis variant."""
+    if context not in CONTEXTS:
+        raise ValueError(f"unknown context variant `{context}` (choose from "
+                         f"{', '.join(CONTEXTS)})")
+    return {**CONTEXTS[context], **({"FLOW_SENSITIVE": "1"} if flow_sensitive else {})}
+
+
 def analyze(
     mod: A.Module,
     *,
     entry: str = "main",
     engine: str = "auto",
     flow_sensitive: bool = False,
+    context: str = "insensitive",
     keep_files: str | os.PathLike[str] | None = None,
     op_effects: list[str] | None = None,
     timeout: float = 600,
@@ -268,10 +285,13 @@ def analyze(
 ) -> AnalysisResult:
     """Run the whole pipeline on a Relay module: extract facts, solve the rules, read back.
 
+    `context` picks the points-to variant (see CONTEXTS); `flow_sensitive` the liveness one.
+
     With `explain=False` the demand graph (the largest output) is not read back: verdicts,
     reasons, points-to and metrics are all there, but `AnalysisResult.explain` is not.
     """
     timings: dict[str, float] = {}
+    defines = analysis_defines(context, flow_sensitive)  # a bad variant fails before any work
     t0 = time.perf_counter()
     extraction = extract_relay(mod, entry, load_op_effects(*(op_effects or ())))
     timings["facts"] = time.perf_counter() - t0
@@ -287,7 +307,7 @@ def analyze(
             engine=engine,
             timeout=timeout,
             compiled=compiled,
-            defines={"FLOW_SENSITIVE": "1"} if flow_sensitive else None,
+            defines=defines,
             output_relations=None if keep_files is not None
             else READ_BACK | (EXPLAIN if explain else set()),
         )

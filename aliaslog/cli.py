@@ -122,7 +122,8 @@ def _analysis_options(args: argparse.Namespace) -> dict[str, object]:
     return {
         "entry": args.entry,
         "engine": args.engine,
-        "flow_sensitive": args.flow_sensitive,
+        "flow_sensitive": args.liveness == "flow-sensitive",
+        "context": args.context,
         "op_effects": args.op_effects,
         "timeout": args.timeout,
         "compiled": args.compiled,
@@ -244,8 +245,11 @@ def _analysis_arguments(sp: argparse.ArgumentParser) -> None:
     if not any(a.dest == "entry" for a in sp._actions):
         sp.add_argument("--entry", default="main")
     sp.add_argument("--engine", choices=["auto", "souffle", "embedded"], default="auto")
-    sp.add_argument("--flow-sensitive", action="store_true",
-                    help="also remove writes overwritten before any possible read")
+    sp.add_argument("--context", choices=["insensitive", "1-call", "2-call"],
+                    default="insensitive", help="points-to variant: call-site sensitivity")
+    sp.add_argument("--liveness", choices=["flow-insensitive", "flow-sensitive"],
+                    default="flow-insensitive",
+                    help="flow-sensitive: also remove writes overwritten before any read")
     sp.add_argument("--op-effects", action="append", default=[], metavar="FILE",
                     help="extra operator effect table (operator<TAB>effect)")
     sp.add_argument("--timeout", type=float, default=600, help="Soufflé time limit (seconds)")
