@@ -259,6 +259,7 @@ CONTEXTS: dict[str, dict[str, str]] = {
     "insensitive": {},
     "1-call": {"CONTEXT": "1"},
     "2-call": {"CONTEXT": "2"},
+    "1-closure": {"CONTEXT": "3"},
 }
 
 

@@ -245,8 +245,9 @@ def _analysis_arguments(sp: argparse.ArgumentParser) -> None:
     if not any(a.dest == "entry" for a in sp._actions):
         sp.add_argument("--entry", default="main")
     sp.add_argument("--engine", choices=["auto", "souffle", "embedded"], default="auto")
-    sp.add_argument("--context", choices=["insensitive", "1-call", "2-call"],
-                    default="insensitive", help="points-to variant: call-site sensitivity")
+    sp.add_argument("--context", choices=["insensitive", "1-call", "2-call", "1-closure"],
+                    default="insensitive",
+                    help="points-to variant: call-site or closure (creation context) sensitivity")
     sp.add_argument("--liveness", choices=["flow-insensitive", "flow-sensitive"],
                     default="flow-insensitive",
                     help="flow-sensitive: also remove writes overwritten before any read")
