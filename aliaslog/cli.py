@@ -205,6 +205,62 @@ def _cmd_annotate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_precision(args: argparse.Namespace) -> int:
+    import csv
+    import io
+    import json
+
+    from extractor.relay.typeinfer import infer_types
+
+    from .gradient import gradient_module
+    from .precision import (
+        ALL_VARIANTS,
+        Variant,
+        markdown,
+        measure,
+        relay_files,
+        rows_as_dicts,
+        summary,
+        svg,
+    )
+
+    try:
+        variants = tuple(Variant.parse(v) for v in args.variants.split(",")) \
+            if args.variants else ALL_VARIANTS
+    except ValueError as exc:
+        raise UsageError(f"--variants: {exc}") from None
+    files = relay_files(args.paths)
+    if not files:
+        raise UsageError("no .relay programs in " + ", ".join(args.paths))
+    rows = []
+    for i, path in enumerate(files, 1):
+        mod = infer_types(load_module(path)).module
+        if args.transform == "gradient":
+            mod = gradient_module(mod)
+        print(f"[{i}/{len(files)}] {path}", file=sys.stderr)
+        rows += measure(mod, str(path), variants, tuple(range(args.seeds)), args.engine)
+    table = summary(rows)
+    print(markdown(table))
+    unsound = [f"{r.program} [{r.variant}]: {u}" for r in rows for u in r.unsound]
+    for line in unsound:
+        print("UNSOUND " + line)
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        dicts = rows_as_dicts(rows)
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=list(dicts[0]))
+        writer.writeheader()
+        writer.writerows(dicts)
+        write_text_atomically(out / "precision.csv", buf.getvalue())
+        write_text_atomically(out / "precision.json", json.dumps(
+            {"variants": table, "programs": dicts}, indent=2) + "\n")
+        write_text_atomically(out / "precision.md", markdown(table) + "\n")
+        write_text_atomically(out / "precision.svg", svg(table) + "\n")
+        print(f"-> {out}/precision.{{csv,json,md,svg}}", file=sys.stderr)
+    return 1 if unsound else 0
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
     from .scenario import format_table, run_seed_scenario, run_training_scenario
 
@@ -348,6 +404,18 @@ def build_parser() -> argparse.ArgumentParser:
                     help="extra effect table (name<TAB>effect)")
     sp.add_argument("--timeout", type=float, default=600, help="Soufflé time limit (seconds)")
     sp.set_defaults(func=lambda a: relax_cli.cmd_check(a))
+
+    sp = sub.add_parser("precision", help="cost and precision of each analysis variant, "
+                                          "against the dynamic oracle")
+    sp.add_argument("paths", nargs="+", help=".relay programs, or directories of them")
+    sp.add_argument("--variants", help="comma-separated, e.g. insensitive,1-call,"
+                                       "1-closure+fs (default: every context, +fs or not)")
+    sp.add_argument("--transform", choices=["none", "gradient"], default="none",
+                    help="analyse each program's higher-order gradient instead")
+    sp.add_argument("--seeds", type=int, default=2, help="oracle runs per program")
+    sp.add_argument("--out", metavar="DIR", help="write precision.{csv,json,md,svg} here")
+    sp.add_argument("--engine", choices=["auto", "souffle", "embedded"], default="auto")
+    sp.set_defaults(func=_cmd_precision)
 
     sp = sub.add_parser("demo", help="the seed scenario: gradient, DCE modes, output diffs")
     sp.add_argument("file", help="the seed program (tests/data/seed_issue_program.relay)")
