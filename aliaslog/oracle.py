@@ -80,7 +80,11 @@ def access_variables(result: AnalysisResult) -> set[str]:
 
 
 def unsound_findings(result: AnalysisResult, obs: Observed) -> list[str]:
-    """Observations the static analysis does not allow; empty when it is sound on these runs."""
+    """Observations the static analysis does not allow; empty when it is sound on these runs.
+
+    Checked: every access is within the reference's points-to set, every observed alias pair
+    is a may-alias pair, and every write a demanded read saw is a demanded write.
+    """
     ids = result.extraction.ids
     pts: dict[str, set[str]] = {}
     for n, o in result.relations["pts"]:
@@ -92,6 +96,16 @@ def unsound_findings(result: AnalysisResult, obs: Observed) -> list[str]:
         if site_id not in pts.get(ref_id, set()):
             out.append(f"{result.describe(ids.id(a.node))} touched the cell made by "
                        f"{result.describe(site_id)}, outside its static points-to set")
+    # write -> read flows: a demanded read saw a write the analysis calls dead (needs the
+    # demand graph, i.e. analyze(..., explain=True))
+    demanded = {x for k, x, _ in result._why if k == "used"} | {
+        x for k, x, _ in result._roots if k == "used"}
+    demanded_writes = {x for k, x, _ in result._why if k == "write"}
+    for a in obs.accesses:
+        if isinstance(a.node, A.RefRead) and a.last_write is not None \
+                and ids.id(a.node) in demanded and ids.id(a.last_write) not in demanded_writes:
+            out.append(f"demanded {result.describe(ids.id(a.node))} read the value of "
+                       f"{result.describe(ids.id(a.last_write))}, which the analysis calls dead")
     for x, y in sorted(obs.alias_pairs(result) - aliases):
         out.append(f"{result.describe(x)} and {result.describe(y)} held the same cell, but "
                    "are not a static may-alias pair")

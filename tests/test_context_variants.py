@@ -10,6 +10,7 @@ from aliaslog.analysis import CONTEXTS, analyze
 from aliaslog.cli import main
 from aliaslog.dce import dce
 from aliaslog.engines.souffle_backend import souffle_executable
+from aliaslog.oracle import observe, unsound_findings
 from extractor.relay.parser import parse_file
 from extractor.relay.typeinfer import infer_types
 
@@ -17,6 +18,7 @@ from .conftest import DATA
 from .test_analysis_soundness import (
     IDS,
     PROGRAMS,
+    SEEDS,
     assert_same_observation,
     built,
     check_dce_result,
@@ -86,3 +88,12 @@ def test_each_variant_removes_what_less_precise_ones_must_keep(path):
         pruned = dce(mod, mode="analysis", engine="embedded", context=context)
         for seed in (0, 1):
             assert_same_observation(run(pruned, seed), run(mod, seed), f"{path.name} {context}")
+
+
+@pytest.mark.parametrize("context", list(CONTEXTS))
+def test_dynamic_oracle_allows_nothing_the_variant_rules_out(context):
+    """Observed accesses, aliases and write->read flows are static ones, under every variant."""
+    for path in PROGRAMS:
+        mod = built(path).module
+        res = analyze(mod, engine="embedded", context=context)
+        assert unsound_findings(res, observe(mod, SEEDS)) == [], path.name

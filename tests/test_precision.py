@@ -54,3 +54,14 @@ def test_oracle_sees_aliases_the_analysis_allows():
     assert unsound_findings(res, obs) == []
     [row] = measure(mod, "p", (Variant("1-call", False),), (0,), "embedded")
     assert row.observed_pairs <= row.static_access_pairs and not row.unsound
+
+
+def test_oracle_reports_what_a_broken_analysis_would_miss():
+    """The oracle can fail: drop the points-to facts and every access becomes unsound."""
+    mod = infer_types(parse_file(PRECISION / "identity_on_two_cells.relay")).module
+    res = analyze(mod, engine="embedded")
+    res.relations["pts"] = []
+    res.relations["may_alias"] = []
+    findings = unsound_findings(res, observe(mod, (0,)))
+    assert any("outside its static points-to set" in f for f in findings)
+    assert any("not a static may-alias pair" in f for f in findings)
