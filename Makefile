@@ -4,7 +4,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint clean fixtures
+.PHONY: demo test lint clean fixtures fuzz
 
 $(BIN)/aliaslog: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -21,6 +21,12 @@ test: $(BIN)/aliaslog
 
 lint: $(BIN)/aliaslog
 	$(BIN)/ruff check aliaslog extractor tests benchmarks
+
+# Random programs through the analysis property checks (tests/fuzz_main.py); failures are saved
+# under tests/data/regressions/, which `make test` replays.
+N ?= 1000
+fuzz: $(BIN)/aliaslog
+	$(BIN)/python -m tests.fuzz_main --n $(N)
 
 fixtures: $(BIN)/aliaslog
 	$(BIN)/pip install -q -e '.[zoo]'

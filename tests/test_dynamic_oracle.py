@@ -21,7 +21,8 @@ from extractor.relay import ast as A
 from .test_analysis_soundness import IDS, PROGRAMS, SEEDS, build
 
 
-def _observe(mod: A.Module, seed: int):
+def access_recorder():
+    """An interpreter observer recording each access with its cell's site and last write."""
     site: dict[int, A.RefCreate] = {}
     last_write: dict[int, A.RefWrite] = {}
     accesses: list[tuple[A.Expr, A.RefCreate, A.RefWrite | None]] = []
@@ -37,6 +38,11 @@ def _observe(mod: A.Module, seed: int):
             accesses.append((node, site[id(cell)], None))
             last_write[id(cell)] = node  # type: ignore[assignment]
 
+    return observer, accesses
+
+
+def _observe(mod: A.Module, seed: int):
+    observer, accesses = access_recorder()
     evaluate(mod, random_inputs(mod.functions["main"], seed), observer=observer)
     return accesses
 
@@ -45,6 +51,12 @@ def _observe(mod: A.Module, seed: int):
 def test_observed_accesses_are_statically_possible(path):
     _, mod = build(path)
     result = analyze(mod, engine="embedded")
+    for seed in SEEDS:
+        check_accesses(result, _observe(mod, seed), path.name)
+
+
+def check_accesses(result, accesses, name: str) -> None:
+    """Every observed access, alias and write->read flow of one run is statically allowed."""
     ids = result.extraction.ids
     pts: dict[str, set[str]] = {}
     for n, o in result.relations["pts"]:
@@ -53,23 +65,21 @@ def test_observed_accesses_are_statically_possible(path):
         x for k, x, _ in result._roots if k == "used"}
     demanded_writes = {x for k, x, _ in result._why if k == "write"}
     aliases = set(result.relations["may_alias"])
-    for seed in SEEDS:
-        accesses = _observe(mod, seed)
-        holders: dict[str, set[str]] = {}
-        for node, cell_site, seen_write in accesses:
-            ref = node.ref  # type: ignore[attr-defined]
-            ref_id, site_id = ids.id(ref), ids.id(cell_site)
-            assert site_id in pts.get(ref_id, set()), (
-                f"{path.name}: {result.describe(ids.id(node))} touched the cell made by "
-                f"{result.describe(site_id)}, which the analysis says {ref_id} cannot point to")
-            if isinstance(ref, A.Var):
-                holders.setdefault(site_id, set()).add(ref_id)
-            if isinstance(node, A.RefRead) and seen_write is not None \
-                    and ids.id(node) in demanded:
-                assert ids.id(seen_write) in demanded_writes, (
-                    f"{path.name}: demanded {result.describe(ids.id(node))} read the value of "
-                    f"{result.describe(ids.id(seen_write))}, which the analysis calls dead")
-        for vars_ in holders.values():
-            for a in vars_:
-                for b in vars_:
-                    assert a == b or (a, b) in aliases, (path.name, a, b)
+    holders: dict[str, set[str]] = {}
+    for node, cell_site, seen_write in accesses:
+        ref = node.ref  # type: ignore[attr-defined]
+        ref_id, site_id = ids.id(ref), ids.id(cell_site)
+        assert site_id in pts.get(ref_id, set()), (
+            f"{name}: {result.describe(ids.id(node))} touched the cell made by "
+            f"{result.describe(site_id)}, which the analysis says {ref_id} cannot point to")
+        if isinstance(ref, A.Var):
+            holders.setdefault(site_id, set()).add(ref_id)
+        if isinstance(node, A.RefRead) and seen_write is not None \
+                and ids.id(node) in demanded:
+            assert ids.id(seen_write) in demanded_writes, (
+                f"{name}: demanded {result.describe(ids.id(node))} read the value of "
+                f"{result.describe(ids.id(seen_write))}, which the analysis calls dead")
+    for vars_ in holders.values():
+        for a in vars_:
+            for b in vars_:
+                assert a == b or (a, b) in aliases, (name, a, b)

@@ -1,0 +1,175 @@
+"""Bulk fuzzing: `python -m tests.fuzz_main --n N [--start SEED] [--variants ...]`.
+
+Runs the seeded generator (tests/randprog.py) for seeds start..start+N-1 through the checks of
+tests/test_fuzz.py under each selected analysis variant. A failing program is shrunk (by editing
+the generator's recorded choices and replaying them) and saved under tests/data/regressions/,
+where tests/test_fuzz.py replays it on every test run. Exits 1 if any program failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .randprog import FEATURES, Generator, RandomChooser, replay
+from .test_fuzz import (
+    CHECKS,
+    VARIANTS,
+    Failure,
+    check_program,
+    have_souffle,
+    save_regression,
+    variant_id,
+)
+
+
+def shrink(choices: Sequence[int], fails: Callable[[str], bool], budget: int = 300) -> str:
+    """The shortest failing program found by deleting and lowering recorded choices.
+
+    Any choice list replays to a valid program, so every candidate is checkable; `budget`
+    bounds the number of (slow) property checks.
+    """
+    best = list(choices)
+    best_text = replay(best)
+    tried = {best_text}
+
+    def attempt(cand: list[int]) -> bool:
+        nonlocal best, best_text, budget
+        text = replay(cand)
+        if text in tried or len(text) > len(best_text) or budget <= 0:
+            return False
+        tried.add(text)
+        budget -= 1
+        if fails(text):
+            best, best_text = cand, text
+            return True
+        return False
+
+    improved = True
+    while improved and budget > 0:
+        improved = False
+        for size in (32, 8, 2, 1):
+            i = 0
+            while i < len(best) and budget > 0:
+                if attempt(best[:i] + best[i + size:]):
+                    improved = True
+                else:
+                    i += size
+        for i in range(len(best)):
+            if budget <= 0:
+                break
+            for v in sorted({0, best[i] // 2, best[i] - 1}):
+                if 0 <= v < best[i] and attempt([*best[:i], v, *best[i + 1:]]):
+                    improved = True
+                    break
+    return best_text
+
+
+def pick_variants(spec: str) -> list[dict[str, Any]]:
+    """`all`, or comma-separated indices into VARIANTS or variant ids (flow_sensitive=True)."""
+    if spec == "all":
+        return list(VARIANTS)
+    out = []
+    for item in spec.split(","):
+        item = item.strip()
+        if item.isdigit() and int(item) < len(VARIANTS):
+            out.append(VARIANTS[int(item)])
+            continue
+        named = [v for v in VARIANTS if variant_id(v) == item]
+        if not named:
+            known = ", ".join(f"{i}: {variant_id(v)}" for i, v in enumerate(VARIANTS))
+            raise SystemExit(f"unknown variant {item!r} (known: {known})")
+        out.append(named[0])
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tests.fuzz_main", description=__doc__.split(
+        "\n\n")[0])
+    ap.add_argument("--n", type=int, default=100, help="number of programs (default 100)")
+    ap.add_argument("--start", type=int, default=0, help="first seed (default 0)")
+    ap.add_argument("--variants", default="all",
+                    help="'all', or comma-separated indices/ids of test_fuzz.VARIANTS")
+    ap.add_argument("--checks", default=",".join(CHECKS),
+                    help=f"comma-separated subset of {','.join(CHECKS)}")
+    ap.add_argument("--no-shrink", action="store_true", help="save failing programs unshrunk")
+    ap.add_argument("--no-save", action="store_true", help="do not write tests/data/regressions")
+    ap.add_argument("--shrink-budget", type=int, default=300,
+                    help="property checks spent shrinking one failure (default 300)")
+    ap.add_argument("--progress", type=int, default=50,
+                    help="print a progress line every K programs (0: never)")
+    args = ap.parse_args(argv)
+    variants = pick_variants(args.variants)
+    checks = [c.strip() for c in args.checks.split(",") if c.strip()]
+    bad = [c for c in checks if c not in CHECKS]
+    if bad:
+        ap.error(f"unknown checks {bad} (known: {', '.join(CHECKS)})")
+    if "engines" in checks and not have_souffle():
+        print("fuzz: souffle is not on PATH: the engines check is skipped", flush=True)
+
+    start = time.perf_counter()
+    gen_time = check_time = 0.0
+    features: Counter[str] = Counter()
+    failed_programs = 0
+    for k, seed in enumerate(range(args.start, args.start + args.n), 1):
+        t0 = time.perf_counter()
+        chooser = RandomChooser(seed)
+        program = Generator(chooser).program()
+        t1 = time.perf_counter()
+        failures = check_program(program.text, variants, checks, name=f"seed {seed}")
+        t2 = time.perf_counter()
+        gen_time += t1 - t0
+        check_time += t2 - t1
+        features.update(program.features)
+        if failures:
+            failed_programs += 1
+            report(seed, program.text, chooser.choices, failures, variants, checks, args)
+        if args.progress and k % args.progress == 0 and k < args.n:
+            elapsed = time.perf_counter() - start
+            print(f"fuzz: {k}/{args.n} programs, {failed_programs} failures, "
+                  f"{k / elapsed:.1f} programs/s", flush=True)
+
+    elapsed = time.perf_counter() - start
+    n = max(args.n, 1)
+    print("fuzz: constructs: " + ", ".join(f"{f} {features[f]}" for f in FEATURES))
+    print(f"fuzz: generation {1000 * gen_time / n:.1f} ms/program, checks "
+          f"{1000 * check_time / n:.0f} ms/program, {args.n / elapsed:.1f} programs/s")
+    print(f"fuzz: {args.n} programs, {len(variants)} variants, {failed_programs} failures "
+          f"({elapsed:.1f} s)")
+    return 1 if failed_programs else 0
+
+
+def report(seed: int, text: str, choices: list[int], failures: list[Failure],
+           variants: list[dict[str, Any]], checks: list[str], args: argparse.Namespace) -> None:
+    """Print each distinct failure of one program; shrink and save a reproducer for each."""
+    seen: set[tuple[str, str]] = set()
+    for f in failures:
+        if f.key() in seen:
+            continue
+        seen.add(f.key())
+        print(f"fuzz: seed {seed}: {f.check} ({f.variant}) failed: {f.message[:500]}",
+              flush=True)
+        if args.no_save:
+            continue
+        if args.no_shrink:
+            small = text
+        else:
+            opts = [v for v in variants if variant_id(v) == f.variant] or variants[:1]
+            only = checks if f.check == "generator" else [f.check]
+
+            def fails(candidate: str, key: tuple[str, str] = f.key(),
+                      opts: list[dict[str, Any]] = opts, only: list[str] = only) -> bool:
+                return any(g.key() == key for g in check_program(candidate, opts, only))
+
+            small = shrink(choices, fails, args.shrink_budget)
+        path = save_regression(small, f, f"python -m tests.fuzz_main --start {seed} --n 1")
+        print(f"fuzz: seed {seed}: saved {len(small.splitlines())}-line reproducer to {path}",
+              flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
