@@ -621,6 +621,8 @@ class Generator:
             # `%N = e;` makes no let: every later `%N` is the same node, evaluated at each use
             self.features.add("graph_bindings")
             t = self.rand_type()
+            while t[0] in ("L", "O"):  # an unannotated `Nil` / `None` leaves its type open
+                t = self.rand_type()
             value = self.value(t, sc)
             name = f"%{self.graph_counter}"
             self.graph_counter += 1
