@@ -75,7 +75,7 @@ class Violation:
         lines = [head, f"  at    {self.site}" + (f"   {self.site.text}" if self.site.text else "")]
         if self.var is not None:
             lines.append(f"  value {self.var}" + (f"   {self.var.text}" if self.var.text else ""))
-        lines.append(f"  memory {self.obj}   [{self.point}]")
+        lines.append(f"  memory {self.obj}   [{self.point}]" if self.obj else f"  [{self.point}]")
         return "\n".join(lines)
 
     def key(self) -> tuple:
@@ -179,6 +179,9 @@ class RelaxResult:
                 if isinstance(o, relax.Var):
                     fn = self.place(sb).function if sb else "?"
                     var_place = Place(fn, str(o.name), None, "parameter")
+            if kind == "purity-asserted":  # the call is all there is to say
+                out.append(Violation(kind, self.place(sb), None, "", self.point))
+                continue
             out.append(Violation(kind, self.place(sb), var_place, self.describe(obj), self.point))
         return list(dict.fromkeys(out))
 
