@@ -72,7 +72,6 @@ class RelaxIds:
     nodes: dict[str, Any] = field(default_factory=dict)
     binding_of: dict[str, Any] = field(default_factory=dict)  # binding id -> relax Binding
     binding_func: dict[str, str] = field(default_factory=dict)  # binding id -> global name
-    binding_block: dict[str, Any] = field(default_factory=dict)  # binding id -> its Block
     func_name: dict[str, str] = field(default_factory=dict)  # function node id -> name
     callee_name: dict[str, str] = field(default_factory=dict)  # call node id -> callee
     node_binding: dict[str, str] = field(default_factory=dict)  # var/value/output -> binding
@@ -190,8 +189,7 @@ class _RelaxExtractor:
         self.n_binding = 0
         self.callees_used: dict[str, str] = {}  # name -> default effect
         self.prim_writes: dict[str, tuple[list[int], bool]] = {}
-        self.gvars = {str(gv.name_hint): gv for gv in mod.get_global_vars()}
-        names = sorted(self.gvars)
+        names = sorted(str(gv.name_hint) for gv in mod.get_global_vars())
         self.relax_funcs = [n for n in names if isinstance(mod[n], relax.Function)]
         if entries is None:
             entries = [n for n in self.relax_funcs
@@ -258,11 +256,11 @@ class _RelaxExtractor:
         f = self.f
         blk = f"k{self.n_block}"
         self.n_block += 1
-        bindings = [(blk_, b) for blk_ in s.blocks for b in blk_.bindings]
+        bindings = [b for block in s.blocks for b in block.bindings]
         result = self.atom(s.body, func, owner)
-        lets = [self.nid(("let", b), b) for _, b in bindings]
+        lets = [self.nid(("let", b), b) for b in bindings]
         f.add("block_end", blk, result, len(bindings))
-        for pos, (block, b) in enumerate(bindings):
+        for pos, b in enumerate(bindings):
             n = lets[pos]
             f.add("segment", n, owner)
             f.add("node", n, "let", func)
@@ -270,7 +268,6 @@ class _RelaxExtractor:
             self.n_binding += 1
             self.ids.binding_of[bid] = b
             self.ids.binding_func[bid] = gname
-            self.ids.binding_block[bid] = block
             v = self.nid(b.var)
             f.add("node", v, "var", func)
             span = getattr(b.value, "span", None)

@@ -18,7 +18,7 @@ class DCEError(RuntimeError):
 
 def remove_bindings(mod: tvm.IRModule, dead: set[Any]) -> tvm.IRModule:
     """A copy of mod without the given Binding objects (in every Relax function and branch)."""
-    out = mod.clone() if hasattr(mod, "clone") else tvm.IRModule(dict(mod.functions))
+    out = mod.clone()
     for gv, fn in list(mod.functions.items()):
         if isinstance(fn, relax.Function):
             out[gv] = _function(fn, dead)
