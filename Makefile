@@ -25,8 +25,9 @@ lint: $(BIN)/aliaslog
 # Random programs through the analysis property checks (tests/fuzz_main.py); failures are saved
 # under tests/data/regressions/, which `make test` replays.
 N ?= 1000
+JOBS ?= 1
 fuzz: $(BIN)/aliaslog
-	$(BIN)/python -m tests.fuzz_main --n $(N)
+	$(BIN)/python -m tests.fuzz_main --n $(N) --jobs $(JOBS)
 
 fixtures: $(BIN)/aliaslog
 	$(BIN)/pip install -q -e '.[zoo]'

@@ -1,14 +1,16 @@
-"""Bulk fuzzing: `python -m tests.fuzz_main --n N [--start SEED] [--variants ...]`.
+"""Bulk fuzzing: `python -m tests.fuzz_main --n N [--start SEED] [--variants ...] [--jobs J]`.
 
 Runs the seeded generator (tests/randprog.py) for seeds start..start+N-1 through the checks of
 tests/test_fuzz.py under each selected analysis variant. A failing program is shrunk (by editing
 the generator's recorded choices and replaying them) and saved under tests/data/regressions/,
 where tests/test_fuzz.py replays it on every test run. Exits 1 if any program failed.
+With `--jobs J`, J processes check programs; failures are shrunk and saved by the parent.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import sys
 import time
 from collections import Counter
@@ -100,6 +102,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-save", action="store_true", help="do not write tests/data/regressions")
     ap.add_argument("--shrink-budget", type=int, default=300,
                     help="property checks spent shrinking one failure (default 300)")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="processes checking programs in parallel (default 1)")
     ap.add_argument("--progress", type=int, default=50,
                     help="print a progress line every K programs (0: never)")
     args = ap.parse_args(argv)
@@ -115,32 +119,49 @@ def main(argv: Sequence[str] | None = None) -> int:
     gen_time = check_time = 0.0
     features: Counter[str] = Counter()
     failed_programs = 0
-    for k, seed in enumerate(range(args.start, args.start + args.n), 1):
-        t0 = time.perf_counter()
-        chooser = RandomChooser(seed)
-        program = Generator(chooser).program()
-        t1 = time.perf_counter()
-        failures = check_program(program.text, variants, checks, name=f"seed {seed}")
-        t2 = time.perf_counter()
-        gen_time += t1 - t0
-        check_time += t2 - t1
-        features.update(program.features)
-        if failures:
-            failed_programs += 1
-            report(seed, program.text, chooser.choices, failures, variants, checks, args)
-        if args.progress and k % args.progress == 0 and k < args.n:
-            elapsed = time.perf_counter() - start
-            print(f"fuzz: {k}/{args.n} programs, {failed_programs} failures, "
-                  f"{k / elapsed:.1f} programs/s", flush=True)
+    seeds = range(args.start, args.start + args.n)
+    work = [(seed, variants, checks) for seed in seeds]
+    pool = multiprocessing.Pool(args.jobs) if args.jobs > 1 else None
+    try:
+        results = pool.imap(_check_seed, work, chunksize=4) if pool else map(_check_seed, work)
+        for k, (seed, feats, failures, t_gen, t_check) in enumerate(results, 1):
+            gen_time += t_gen
+            check_time += t_check
+            features.update(feats)
+            if failures:
+                failed_programs += 1
+                chooser = RandomChooser(seed)
+                program = Generator(chooser).program()
+                report(seed, program.text, chooser.choices, failures, variants, checks, args)
+            if args.progress and k % args.progress == 0 and k < args.n:
+                elapsed = time.perf_counter() - start
+                print(f"fuzz: {k}/{args.n} programs, {failed_programs} failures, "
+                      f"{k / elapsed:.1f} programs/s", flush=True)
+    finally:
+        if pool:
+            pool.close()
+            pool.join()
 
     elapsed = time.perf_counter() - start
     n = max(args.n, 1)
     print("fuzz: constructs: " + ", ".join(f"{f} {features[f]}" for f in FEATURES))
     print(f"fuzz: generation {1000 * gen_time / n:.1f} ms/program, checks "
           f"{1000 * check_time / n:.0f} ms/program, {args.n / elapsed:.1f} programs/s")
-    print(f"fuzz: {args.n} programs, {len(variants)} variants, {failed_programs} failures "
+    print(f"fuzz: {args.n} programs, {len(variants)} variants, {args.jobs} jobs, "
+          f"{failed_programs} failures "
           f"({elapsed:.1f} s)")
     return 1 if failed_programs else 0
+
+
+def _check_seed(job: tuple[int, list[dict[str, Any]], list[str]]
+                ) -> tuple[int, list[str], list[Failure], float, float]:
+    """Generate and check the program of one seed (in a pool process when --jobs > 1)."""
+    seed, variants, checks = job
+    t0 = time.perf_counter()
+    program = Generator(RandomChooser(seed)).program()
+    t1 = time.perf_counter()
+    failures = check_program(program.text, variants, checks, name=f"seed {seed}")
+    return seed, list(program.features), failures, t1 - t0, time.perf_counter() - t1
 
 
 def report(seed: int, text: str, choices: list[int], failures: list[Failure],
