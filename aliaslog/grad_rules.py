@@ -7,10 +7,13 @@ read `checked_type`. Rules build plain Relay calls; the transform adds them into
 
 Deviations from v0.19, by design of this project: `take` and `strided_slice` use a one-hot /
 selection-matrix formulation (TVM builds a `while_loop` / calls `strided_set`, which our op set
-lacks). Not provided, because their gradient ops are not in the op registry:
-`nn.conv2d` (needs `nn.conv2d_backward_weight`), `nn.max_pool2d` (`nn.max_pool2d_grad`),
-`nn.avg_pool2d` and `nn.global_avg_pool2d` (`nn.avg_pool2d_grad`); nor `gather_nd`, `arange`,
-`dyn.*`, `contrib_reverse_reshape`, which the registry does not define at all.
+lacks). Not provided: `gather_nd`, `arange`, `dyn.*`, `contrib_reverse_reshape`, which the
+registry does not define at all.
+
+`nn.conv2d`, `nn.max_pool2d`, `nn.avg_pool2d` and `nn.global_avg_pool2d` emit the same helper
+calls as v0.19 (`nn.conv2d_transpose` + `nn.conv2d_backward_weight`, `nn.max_pool2d_grad`,
+`nn.avg_pool2d_grad`) with the same attributes, including v0.19's limits: the conv2d rule's
+`output_padding` ignores dilation, and the pool rules drop the pool's `dilation`.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from extractor.relay.ast import (
     Var,
     const,
 )
+from extractor.relay.op_types import Defer, OpAttrs, RelError, Result, relation
 from extractor.relay.ops import NO_DEFAULT, lookup
 
 GradRule = Callable[[Call, Expr], list[Expr]]
@@ -168,6 +172,58 @@ def matmul(a: Expr, b: Expr, transpose_a: bool = False, transpose_b: bool = Fals
     if not transpose_a and transpose_b:
         return op("nn.dense", a, b, units=None)
     return op("nn.matmul", a, b, units=None, transpose_a=transpose_a, transpose_b=transpose_b)
+
+
+def attr_of(call: Call, name: str) -> object:
+    """The call's attribute `name`, or the op's declared default (TVM's `orig.attrs.name`)."""
+    if name in call.attrs:
+        return call.attrs[name]
+    d = lookup(call.op.name) if isinstance(call.op, Op) else None
+    f = d.field(name) if d is not None else None
+    return None if f is None or f.default is NO_DEFAULT else f.default
+
+
+def out_type(call: Call) -> TensorType:
+    """The static tensor type of an op call (TVM's `orig.checked_type`), from its relation."""
+    name = call.op.name if isinstance(call.op, Op) else ""
+    rel = relation(name)
+    if rel is None:
+        raise RuleError(f"{name} has no type relation")
+    try:
+        t = rel([type_of(a) for a in call.args], OpAttrs(call.attrs, lookup(name)))
+    except (Defer, RelError) as err:
+        why = getattr(err, "message", "an input type is unknown")
+        raise RuleError(f"cannot type {name}: {why}") from None
+    if isinstance(t, Result):
+        t = t.out
+    if not isinstance(t, TensorType) or any(d is None for d in t.shape):
+        raise RuleError(f"gradient rule needs a static tensor type, got {t}")
+    return t
+
+
+def shape_of_type(t: TensorType) -> tuple[int, ...]:
+    return tuple(int(d) for d in t.shape)  # type: ignore[arg-type]
+
+
+def int_tuple(v: object, what: str) -> tuple[int, ...]:
+    """An int-array attribute as a tuple (TVM's `get_const_tuple`)."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        raise RuleError(f"attribute {what} must be an array, not {v!r}")
+    if not isinstance(v, tuple | list) or not all(isinstance(x, int) for x in v):
+        raise RuleError(f"attribute {what} must be an array of integers, not {v!r}")
+    return tuple(int(x) for x in v)
+
+
+def pad_tuple2d(padding: object) -> tuple[int, int, int, int]:
+    """(top, left, bottom, right) as TVM's `get_pad_tuple`/`get_pad_tuple2d` give it: 2 or 4."""
+    p = int_tuple(padding, "padding")
+    if len(p) == 4:
+        return p[0], p[1], p[2], p[3]
+    if len(p) != 2:
+        raise RuleError(f"size of padding can only be 2 or 4, not {len(p)}")
+    pad_h, pad_w = p[0] * 2, p[1] * 2
+    top, left = (pad_h + 1) // 2, (pad_w + 1) // 2
+    return top, left, pad_h - top, pad_w - left
 
 
 def reduce_axis(orig: Call, x: Expr) -> list[int] | None:
@@ -542,6 +598,82 @@ def _dense(orig: Call, g: Expr) -> list[Expr]:
             weight,
         ),
     ]
+
+
+@register_gradient("nn.conv2d")
+def _conv2d(orig: Call, g: Expr) -> list[Expr]:
+    """dX by nn.conv2d_transpose, dW by nn.conv2d_backward_weight (v0.19's rule)."""
+    data, weight = orig.args
+    _, _, in_h, in_w = _dims4(shape(data), "data")
+    _, _, filter_h, filter_w = _dims4(shape(weight), "weight")
+    _, _, grad_h, grad_w = _dims4(shape_of_type(out_type(orig)), "output")
+    fpad_top, fpad_left, fpad_bottom, fpad_right = pad_tuple2d(attr_of(orig, "padding"))
+    strides = int_tuple(attr_of(orig, "strides"), "strides")
+    if len(strides) != 2:
+        raise RuleError(f"conv2d gradient needs 2 strides, not {len(strides)}")
+    stride_h, stride_w = strides
+    # v0.19 infers output_padding without the dilation, so dilated kernels get a wrong size
+    out_h = (grad_h - 1) * stride_h - fpad_top - fpad_bottom + filter_h
+    out_w = (grad_w - 1) * stride_w - fpad_left - fpad_right + filter_w
+    output_padding = (in_h - out_h, in_w - out_w)
+    data_layout, kernel_layout = attr_of(orig, "data_layout"), attr_of(orig, "kernel_layout")
+    out_layout = attr_of(orig, "out_layout")
+    if data_layout != "NCHW":
+        raise RuleError("only support NCHW data layout")
+    if kernel_layout != "OIHW":
+        raise RuleError("only support OIHW kernel layout")
+    if out_layout not in ("", "NCHW"):
+        raise RuleError("only support NCHW output layout")
+    out_dtype = attr_of(orig, "out_dtype") or dtype(data)
+    common = dict(strides=attr_of(orig, "strides"), padding=pad_tuple2d(attr_of(orig, "padding")),
+                  dilation=attr_of(orig, "dilation"), groups=attr_of(orig, "groups"))
+    backward_data = op("nn.conv2d_transpose", g, weight, **common,
+                       output_padding=output_padding, out_dtype=out_dtype)
+    backward_weight = op("nn.conv2d_backward_weight", g, data, **common,
+                         channels=attr_of(orig, "channels"), kernel_size=(filter_h, filter_w),
+                         data_layout=out_layout or data_layout,  # the grad's layout
+                         kernel_layout=data_layout,  # the data's layout
+                         out_layout=kernel_layout,  # the weight's layout
+                         out_dtype=out_dtype)
+    return [backward_data, backward_weight]
+
+
+def _dims4(s: tuple[int, ...], what: str) -> tuple[int, int, int, int]:
+    if len(s) != 4:
+        raise RuleError(f"conv2d gradient needs a 4-D {what}, got shape {s}")
+    return s[0], s[1], s[2], s[3]
+
+
+@register_gradient("nn.max_pool2d")
+def _max_pool2d(orig: Call, g: Expr) -> list[Expr]:
+    """nn.max_pool2d_grad with the pool's size, strides, padding, layout and ceil_mode."""
+    return [op("nn.max_pool2d_grad", g, orig.args[0],
+               **{k: attr_of(orig, k)
+                  for k in ("pool_size", "strides", "padding", "layout", "ceil_mode")})]
+
+
+@register_gradient("nn.avg_pool2d")
+def _avg_pool2d(orig: Call, g: Expr) -> list[Expr]:
+    """nn.avg_pool2d_grad with the pool's attributes (not its dilation), as v0.19 passes them."""
+    keys = ("pool_size", "strides", "padding", "layout", "ceil_mode", "count_include_pad")
+    return [op("nn.avg_pool2d_grad", g, orig.args[0], **{k: attr_of(orig, k) for k in keys})]
+
+
+@register_gradient("nn.global_avg_pool2d")
+def _global_avg_pool2d(orig: Call, g: Expr) -> list[Expr]:
+    """An average pool over the whole H x W plane: nn.avg_pool2d_grad with pool_size (H, W)."""
+    (data,) = orig.args
+    shp = shape(data)
+    layout = attr_of(orig, "layout")
+    if layout == "NCHW":
+        pool_size = (shp[2], shp[3])
+    elif layout == "NHWC":
+        pool_size = (shp[1], shp[2])
+    else:
+        raise RuleError(f"global_avg_pool2d gradient supports layouts NCHW and NHWC, "
+                        f"not {layout!r}")
+    return [op("nn.avg_pool2d_grad", g, data, pool_size=pool_size, strides=(1, 1),
+               padding=(0, 0), layout=layout)]
 
 
 @register_gradient("nn.matmul")

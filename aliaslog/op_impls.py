@@ -8,6 +8,7 @@ type checker agree on them. Problems are reported as `OpError`; the interpreter 
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -827,6 +828,110 @@ def _conv2d_transpose(args: list[Any], attrs: Attrs) -> Any:
     return full[:, :, :, pt:pt + oh, pl:pl + ow].reshape(n, g * og, oh, ow)
 
 
+def _conv_nd(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dils: Sequence[int],
+             pad_lo: Sequence[int], pad_hi: Sequence[int], g: int, dt: np.dtype) -> np.ndarray:
+    """Grouped convolution over any number of spatial dims (data NC..., weight OI...)."""
+    n, c = x.shape[:2]
+    o, ci = w.shape[:2]
+    ks = w.shape[2:]
+    if g <= 0 or c % g or o % g or ci != c // g:
+        raise OpError(f"data {x.shape} and weight {w.shape} do not match with groups={g}")
+    xp = np.pad(x.astype(dt), ((0, 0), (0, 0), *zip(pad_lo, pad_hi, strict=True)))
+    outs = [(xp.shape[2 + i] - ((k - 1) * dils[i] + 1)) // strides[i] + 1
+            for i, k in enumerate(ks)]
+    if any(v <= 0 for v in outs):
+        raise OpError(f"kernel {ks} (dilation {tuple(dils)}) is larger than the padded input "
+                      f"{xp.shape[2:]}")
+    xg = xp.reshape(n, g, ci, *xp.shape[2:])
+    wg = w.astype(dt).reshape(g, o // g, ci, *ks)
+    out = np.zeros((n, g, o // g, *outs), dtype=dt)
+    lead = (slice(None),) * 3
+    for kpos in itertools.product(*(range(k) for k in ks)):
+        window = tuple(slice(p * d, p * d + s * (m - 1) + 1, s)
+                       for p, d, s, m in zip(kpos, dils, strides, outs, strict=True))
+        out += np.einsum("ngc...,goc->ngo...", xg[lead + window], wg[lead + kpos])
+    return out.reshape(n, o, *outs)
+
+
+def _triple(v: Any, what: str) -> tuple[int, int, int]:
+    p = _ints(v)
+    if len(p) == 1:
+        return (p[0], p[0], p[0])
+    if len(p) != 3:
+        raise OpError(f"{what} must have 1 or 3 elements, got {p}")
+    return (p[0], p[1], p[2])
+
+
+def _pad6(padding: Any, opname: str) -> tuple[int, ...]:
+    """TVM 3-D padding: 1 value, 3 (front/top/left = back/bottom/right) or 6 (all six sides)."""
+    p = _ints(padding)
+    if len(p) == 1:
+        return (p[0],) * 6
+    if len(p) == 3:
+        return (*p, *p)
+    if len(p) == 6:
+        return p
+    raise OpError(f"{opname}: padding must have 1, 3 or 6 elements, got {p}")
+
+
+@register("nn.conv3d")
+def _conv3d(args: list[Any], attrs: Attrs) -> Any:
+    op = "nn.conv3d"
+    x, w = _tensor(args[0], "data"), _tensor(args[1], "weight")
+    dl, kl = attr(attrs, op, "data_layout"), attr(attrs, op, "kernel_layout")
+    ol = attr(attrs, op, "out_layout")
+    if dl != "NCDHW" or kl != "OIDHW" or ol not in ("", "NCDHW"):
+        raise OpError(f"only data_layout NCDHW and kernel_layout OIDHW are supported, "
+                      f"got {dl}/{kl}/{ol or dl}")
+    if x.ndim != 5 or w.ndim != 5:
+        raise OpError(f"data {x.shape} and weight {w.shape} must be 5-D")
+    pads = _pad6(attr(attrs, op, "padding"), op)
+    return _conv_nd(x, w, _triple(attr(attrs, op, "strides"), "strides"),
+                    _triple(attr(attrs, op, "dilation"), "dilation"), pads[:3], pads[3:],
+                    int(attr(attrs, op, "groups")), _out_dtype(attrs, op, x.dtype))
+
+
+@register("nn.conv2d_backward_weight")
+def _conv2d_backward_weight(args: list[Any], attrs: Attrs) -> Any:
+    """dW of nn.conv2d from the output gradient and the data (layouts: grad, data, weight)."""
+    op = "nn.conv2d_backward_weight"
+    g, x = _tensor(args[0], "grad"), _tensor(args[1], "data")
+    layouts = (attr(attrs, op, "data_layout"), attr(attrs, op, "kernel_layout"),
+               attr(attrs, op, "out_layout"))
+    if layouts != ("NCHW", "NCHW", "OIHW"):
+        raise OpError("only grad layout NCHW (data_layout), data layout NCHW (kernel_layout) "
+                      f"and weight layout OIHW (out_layout) are supported, got {layouts}")
+    if g.ndim != 4 or x.ndim != 4:
+        raise OpError(f"grad {g.shape} and data {x.shape} must be 4-D")
+    ksize = attr(attrs, op, "kernel_size")
+    if ksize is None:
+        raise OpError(f"{op} requires the attribute 'kernel_size'")
+    kh, kw = _pair(ksize, "kernel_size")
+    sh, sw = _pair(attr(attrs, op, "strides"), "strides")
+    dh, dw = _pair(attr(attrs, op, "dilation"), "dilation")
+    pt, pl, pb, pr = _pad4(attr(attrs, op, "padding"), op)
+    groups = int(attr(attrs, op, "groups"))
+    n, c, h, wd = x.shape
+    _, o, oh, ow = g.shape
+    if groups <= 0 or g.shape[0] != n or c % groups or o % groups:
+        raise OpError(f"grad {g.shape} and data {x.shape} do not match with groups={groups}")
+    xp = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
+    if (oh - 1) * sh + (kh - 1) * dh + 1 > xp.shape[2] or \
+            (ow - 1) * sw + (kw - 1) * dw + 1 > xp.shape[3]:
+        raise OpError(f"grad {g.shape} does not fit data {x.shape} with kernel ({kh}, {kw})")
+    dt = _out_dtype(attrs, op, g.dtype)
+    cg = c // groups
+    xg = xp.astype(dt).reshape(n, groups, cg, *xp.shape[2:])
+    gg = g.astype(dt).reshape(n, groups, o // groups, oh, ow)
+    out = np.zeros((groups, o // groups, cg, kh, kw), dtype=dt)
+    for i in range(kh):
+        for j in range(kw):
+            patch = xg[:, :, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
+                       j * dw:j * dw + sw * (ow - 1) + 1:sw]
+            out[:, :, :, i, j] = np.einsum("ngchw,ngohw->goc", patch, gg)
+    return out.reshape(o, cg, kh, kw)
+
+
 @register("nn.batch_norm")
 def _batch_norm(args: list[Any], attrs: Attrs) -> Any:
     op = "nn.batch_norm"
@@ -932,6 +1037,90 @@ def _global_pool(opname: str, fn: Callable[..., Any]) -> OpImpl:
 
 OP_IMPLS["nn.global_avg_pool2d"] = _global_pool("nn.global_avg_pool2d", np.mean)
 OP_IMPLS["nn.global_max_pool2d"] = _global_pool("nn.global_max_pool2d", np.max)
+
+
+def _pool2d_grad(opname: str, kind: str) -> OpImpl:
+    """topi's pool_grad: scatter each output window's gradient back onto the data.
+
+    As in v0.19's compute, the `dilation` and `out_layout` attributes are not used; max sends a
+    window's gradient to its first maximum in row-major order (padding never wins a real value).
+    """
+
+    def run(args: list[Any], attrs: Attrs) -> Any:
+        g, x = _tensor(args[0], "out_grad"), _tensor(args[1], "data")
+        if attr(attrs, opname, "layout") != "NCHW" or x.ndim != 4 or g.ndim != 4:
+            raise OpError(f"only 4-D NCHW out_grad and data are supported, got {g.shape}, "
+                          f"{x.shape} {attr(attrs, opname, 'layout')}")
+        kh, kw = _pair(attr(attrs, opname, "pool_size"), "pool_size")
+        sh, sw = _pair(attr(attrs, opname, "strides"), "strides")
+        pt, pl, pb, pr = _pad4(attr(attrs, opname, "padding"), opname)
+        if attr(attrs, opname, "ceil_mode"):
+            pb, pr = pb + sh - 1, pr + sw - 1
+        n, c, h, w = x.shape
+        oh, ow = (h + pt + pb - kh) // sh + 1, (w + pl + pr - kw) // sw + 1
+        if g.shape != (n, c, oh, ow):
+            raise OpError(f"out_grad {g.shape} does not match the pooled shape {(n, c, oh, ow)} "
+                          f"of data {x.shape}")
+        gp = np.zeros((n, c, h + pt + pb, w + pl + pr), dtype=g.dtype)
+        if kind == "max":
+            low = -np.inf if np.issubdtype(x.dtype, np.floating) else np.iinfo(x.dtype).min
+            xp = np.full(gp.shape, np.asarray(low).astype(x.dtype), dtype=x.dtype)
+            xp[:, :, pt:pt + h, pl:pl + w] = x
+            ni, ci = np.indices((n, c))
+            for i in range(oh):
+                for j in range(ow):
+                    win = xp[:, :, i * sh:i * sh + kh, j * sw:j * sw + kw].reshape(n, c, -1)
+                    arg = np.argmax(win, axis=-1)
+                    gp[ni, ci, i * sh + arg // kw, j * sw + arg % kw] += g[:, :, i, j]
+        else:
+            include = bool(attr(attrs, opname, "count_include_pad"))
+            for i in range(oh):
+                for j in range(ow):
+                    if include:
+                        count = kh * kw
+                    else:
+                        hs, ws = i * sh - pt, j * sw - pl
+                        count = max((min(hs + kh, h) - max(hs, 0))
+                                    * (min(ws + kw, w) - max(ws, 0)), 1)
+                    share = g[:, :, i, j] / np.asarray(count, dtype=g.dtype)
+                    gp[:, :, i * sh:i * sh + kh, j * sw:j * sw + kw] += share[:, :, None, None]
+        return gp[:, :, pt:pt + h, pl:pl + w].astype(x.dtype)
+
+    return run
+
+
+OP_IMPLS["nn.max_pool2d_grad"] = _pool2d_grad("nn.max_pool2d_grad", "max")
+OP_IMPLS["nn.avg_pool2d_grad"] = _pool2d_grad("nn.avg_pool2d_grad", "avg")
+
+
+@register("nn.adaptive_avg_pool3d")
+def _adaptive_avg_pool3d(args: list[Any], attrs: Attrs) -> Any:
+    """Window i of an axis spans [floor(i*in/out), ceil((i+1)*in/out)), as topi's adaptive pool."""
+    op = "nn.adaptive_avg_pool3d"
+    x = _tensor(args[0])
+    lay = attr(attrs, op, "layout")
+    if not isinstance(lay, str) or sorted(lay) != sorted("NCDHW") or x.ndim != 5:
+        raise OpError(f"only 5-D input in a layout of N, C, D, H, W is supported, got {x.shape} "
+                      f"{lay!r}")
+    axes = [lay.index(ch) for ch in "DHW"]
+    ins = [x.shape[a] for a in axes]
+    size = _ints(attr(attrs, op, "output_size") or ())
+    if len(size) == 0:
+        size = tuple(ins)
+    elif len(size) == 1:
+        size = size * 3
+    elif len(size) != 3:
+        raise OpError(f"output_size must have 0, 1 or 3 elements, got {size}")
+    if any(v <= 0 for v in size):
+        raise OpError(f"output_size {size} must be positive")
+    xm = np.moveaxis(x, axes, [2, 3, 4])
+    out = np.zeros((*xm.shape[:2], *size), dtype=np.float64)
+    for pos in itertools.product(*(range(v) for v in size)):
+        window = tuple(slice(p * i // o, -((-(p + 1) * i) // o))
+                       for p, i, o in zip(pos, ins, size, strict=True))
+        out[(slice(None), slice(None), *pos)] = xm[(slice(None), slice(None), *window)].mean(
+            axis=(2, 3, 4))
+    return np.moveaxis(out, [2, 3, 4], axes).astype(x.dtype)
 
 
 @register("nn.dropout")

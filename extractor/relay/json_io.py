@@ -82,6 +82,7 @@ POD_INT_FIELDS = frozenset({
     ("relay.attrs.OneHotAttrs", "depth"),
     ("relay.attrs.OneHotAttrs", "axis"),
     ("relay.attrs.Conv2DAttrs", "groups"),
+    ("relay.attrs.Conv3DAttrs", "groups"),
     ("relay.attrs.Conv2DTransposeAttrs", "groups"),
     ("relay.attrs.BatchNormAttrs", "axis"),
 })

@@ -203,6 +203,27 @@ def _pad4(v: Any) -> tuple[int, int, int, int]:
     raise RelError(f"attribute padding must have 1, 2 or 4 elements, not {len(xs)}")
 
 
+def _triple(v: Any, what: str) -> tuple[int, int, int]:
+    xs = _ints(v, what)
+    if len(xs) == 1:
+        return xs[0], xs[0], xs[0]
+    if len(xs) != 3:
+        raise RelError(f"attribute {what} must have 1 or 3 elements, not {len(xs)}")
+    return xs[0], xs[1], xs[2]
+
+
+def _pad6(v: Any) -> tuple[int, int, int, int, int, int]:
+    """(front, top, left, back, bottom, right) from TVM's 1-, 3- or 6-element padding."""
+    xs = _ints(v, "padding")
+    if len(xs) == 1:
+        return (xs[0],) * 6  # type: ignore[return-value]
+    if len(xs) == 3:
+        return xs[0], xs[1], xs[2], xs[0], xs[1], xs[2]
+    if len(xs) == 6:
+        return xs[0], xs[1], xs[2], xs[3], xs[4], xs[5]
+    raise RelError(f"attribute padding must have 1, 3 or 6 elements, not {len(xs)}")
+
+
 def _axis(axis: Any, rank: int, t: TensorType, arg: int = 0, extra: int = 0) -> int:
     """Normalise a possibly negative axis into [0, rank + extra)."""
     a = _int(axis, "axis")
@@ -761,6 +782,83 @@ def _conv2d(args: Sequence[Type], attrs: OpAttrs) -> Type | Result:
     return Result(out, assign) if assign else out
 
 
+def _conv3d(args: Sequence[Type], attrs: OpAttrs) -> Type | Result:
+    """Conv3DRel: data NCDHW-like, weight (O, C/groups, KD, KH, KW) in OIDHW-like layout."""
+    x = tensor(args, 0)
+    if len(x.shape) != 5:
+        raise RelError(f"expected a 5-D tensor but found {type_str(x)}", 0)
+    dl = _layout(attrs["data_layout"], "NCDHW", "data_layout")
+    kl = _layout(attrs["kernel_layout"], "OIDHW", "kernel_layout")
+    ol = _layout(attrs["out_layout"] or dl, "NCDHW", "out_layout")
+    n, c, d, h, w = (x.shape[dl.index(ch)] for ch in "NCDHW")
+    strides = _triple(attrs["strides"], "strides")
+    dils = _triple(attrs["dilation"], "dilation")
+    pf, pt, pl, pk, pb, pr = _pad6(attrs["padding"])
+    groups = _int(attrs["groups"], "groups")
+    if groups <= 0:
+        raise RelError(f"groups must be positive, not {groups}")
+    channels, ksize = attrs["channels"], attrs["kernel_size"]
+    ks = _triple(ksize, "kernel_size") if ksize is not None else None
+    in_per_group = None if c is None else c // groups
+    assign: dict[int, Type] = {}
+    if isinstance(args[1], IncompleteType):
+        if channels is None or ks is None:
+            raise Defer
+        dims = {"O": _int(channels, "channels"), "I": in_per_group,
+                "D": ks[0], "H": ks[1], "W": ks[2]}
+        wt = TensorType(tuple(dims[ch] for ch in kl), x.dtype)
+        assign[1] = wt
+    else:
+        wt = tensor(args, 1)
+        if len(wt.shape) != 5:
+            raise RelError(f"expected a 5-D tensor but found {type_str(wt)}", 1)
+    o, kd, kh, kw = (wt.shape[kl.index(ch)] for ch in "ODHW")
+    want = {"O": o if channels is None else channels, "I": in_per_group,
+            "D": kd if ks is None else ks[0], "H": kh if ks is None else ks[1],
+            "W": kw if ks is None else ks[2]}
+    if c is not None and c % groups or not all(
+            _dim_eq(wt.shape[kl.index(ch)], want[ch]) for ch in "OIDHW"):
+        raise ArgMismatch(1, TensorType(tuple(want[ch] for ch in kl), wt.dtype), wt)
+    oc = o if o is not None else (None if channels is None else channels)
+    dims = {"N": n, "C": oc,
+            "D": _conv_out(d, kd, strides[0], dils[0], pf + pk),
+            "H": _conv_out(h, kh, strides[1], dils[1], pt + pb),
+            "W": _conv_out(w, kw, strides[2], dils[2], pl + pr)}
+    out = TensorType(tuple(dims[ch] for ch in ol), attrs["out_dtype"] or x.dtype)
+    return Result(out, assign) if assign else out
+
+
+def _conv2d_backward_weight(args: Sequence[Type], attrs: OpAttrs) -> Type:
+    """Conv2DBackwardWeightRel: (grad, data) -> weight (O = grad channels, C/groups, kernel)."""
+    g, x = tensor(args, 0), tensor(args, 1)
+    for i, t in ((0, g), (1, x)):
+        if len(t.shape) != 4:
+            raise RelError(f"expected a 4-D tensor but found {type_str(t)}", i)
+    if attrs["kernel_size"] is None:
+        raise RelError("attribute kernel_size is required by nn.conv2d_backward_weight")
+    # the Conv2DAttrs fields are repurposed: data_layout = grad's, kernel_layout = data's,
+    # out_layout = the weight gradient's
+    gl = _layout(attrs["data_layout"], "NCHW", "data_layout (the gradient's layout)")
+    dl = _layout(attrs["kernel_layout"], "NCHW", "kernel_layout (the data's layout)")
+    wl = _layout(attrs["out_layout"], "OIHW", "out_layout (the weight's layout)")
+    in_ch, out_ch = x.shape[dl.index("C")], g.shape[gl.index("C")]
+    if in_ch is None or out_ch is None:
+        raise RelError("nn.conv2d_backward_weight needs static channel dimensions")
+    groups = _int(attrs["groups"], "groups")
+    if groups <= 0:
+        raise RelError(f"groups must be positive, not {groups}")
+    if in_ch == out_ch == groups:  # depthwise: TVM takes the per-group width from channels
+        if attrs["channels"] is None:
+            raise RelError("attribute channels is required for a depthwise "
+                           "nn.conv2d_backward_weight")
+        per_group = _int(attrs["channels"], "channels") // groups
+    else:
+        per_group = in_ch // groups
+    kh, kw = _pair(attrs["kernel_size"], "kernel_size")
+    dims = {"O": out_ch, "I": per_group, "H": kh, "W": kw}
+    return TensorType(tuple(dims[ch] for ch in wl), attrs["out_dtype"] or g.dtype)
+
+
 def _conv2d_transpose(args: Sequence[Type], attrs: OpAttrs) -> Type | Result:
     """Weight (I=C_in, O/groups, KH, KW) in IOHW; out = (H-1)*s - pad + dilated k + out_pad."""
     x = tensor(args, 0)
@@ -855,6 +953,28 @@ def _global_pool2d(args: Sequence[Type], attrs: OpAttrs) -> Type:
     return TensorType(tuple(dims[ch] for ch in ol), x.dtype)
 
 
+def _pool2d_grad(args: Sequence[Type], attrs: OpAttrs) -> Type:
+    """Pool2DGradRel: the data gradient has the data's type (out_grad is not checked)."""
+    return tensor(args, 1)
+
+
+def _adaptive_pool3d(args: Sequence[Type], attrs: OpAttrs) -> Type:
+    """AdaptivePool3DRel: D, H, W become output_size (empty: unchanged); out_layout unused."""
+    x = tensor(args, 0)
+    if len(x.shape) != 5:
+        raise RelError(f"expected a 5-D tensor but found {type_str(x)}", 0)
+    lay = _layout(attrs["layout"], "NCDHW", "layout")
+    size = _ints(attrs["output_size"] or (), "output_size")
+    if len(size) == 1:
+        size = size * 3
+    elif len(size) not in (0, 3):
+        raise RelError(f"attribute output_size must have 0, 1 or 3 elements, not {len(size)}")
+    shape = list(x.shape)
+    for ch, v in zip("DHW", size, strict=False):
+        shape[lay.index(ch)] = v
+    return TensorType(tuple(shape), x.dtype)
+
+
 def _dropout(args: Sequence[Type], attrs: OpAttrs) -> Type:
     x = tensor(args, 0)
     return TupleType((x, x))
@@ -939,11 +1059,16 @@ RELATIONS: dict[str, Relation] = {
     "one_hot": _one_hot,
     "nn.conv2d": _conv2d,
     "nn.conv2d_transpose": _conv2d_transpose,
+    "nn.conv2d_backward_weight": _conv2d_backward_weight,
+    "nn.conv3d": _conv3d,
     "nn.batch_norm": _batch_norm,
     "nn.max_pool2d": _pool2d,
     "nn.avg_pool2d": _pool2d,
     "nn.global_avg_pool2d": _global_pool2d,
     "nn.global_max_pool2d": _global_pool2d,
+    "nn.max_pool2d_grad": _pool2d_grad,
+    "nn.avg_pool2d_grad": _pool2d_grad,
+    "nn.adaptive_avg_pool3d": _adaptive_pool3d,
     "nn.dropout": _dropout,
     "annotation.checkpoint": _checkpoint,
     "memory.alloc_storage": _alloc_storage,

@@ -54,6 +54,18 @@ _CONV2D = (
     F("out_layout", ""),
     F("out_dtype", ""),
 )
+_CONV3D = (
+    F("strides", (1, 1, 1)),
+    F("padding", (0, 0, 0)),
+    F("dilation", (1, 1, 1)),
+    F("groups", 1),
+    F("channels", None),
+    F("kernel_size", None),
+    F("data_layout", "NCDHW"),
+    F("kernel_layout", "OIDHW"),
+    F("out_layout", ""),
+    F("out_dtype", ""),
+)
 _POOL2D = (
     F("pool_size"),
     F("strides", (1, 1)),
@@ -128,9 +140,16 @@ for _op in (
           (F("begin"), F("end"), F("strides", None), F("axes", None), F("slice_mode", "end"))),
     OpDef("one_hot", 3, "relay.attrs.OneHotAttrs", (F("depth"), F("axis", -1), F("dtype"))),
     OpDef("nn.conv2d", 2, "relay.attrs.Conv2DAttrs", _CONV2D),
+    # Conv2DTransposeAttrs declares its fields in this order (the printer follows it)
     OpDef("nn.conv2d_transpose", 2, "relay.attrs.Conv2DTransposeAttrs",
-          (*_CONV2D[:6], F("output_padding", (0, 0)), F("data_layout", "NCHW"),
-           F("kernel_layout", "IOHW"), F("out_layout", ""), F("out_dtype", ""))),
+          (F("channels", None), F("kernel_size", None), F("strides", (1, 1)),
+           F("output_padding", (0, 0)), F("padding", (0, 0)), F("dilation", (1, 1)),
+           F("groups", 1), F("data_layout", "NCHW"), F("kernel_layout", "IOHW"),
+           F("out_layout", ""), F("out_dtype", ""))),
+    # (grad, data) -> weight gradient; Conv2DAttrs repurposed: data_layout is the grad's layout,
+    # kernel_layout the data's, out_layout the weight's (MakeConv2dBackwardWeight)
+    OpDef("nn.conv2d_backward_weight", 2, "relay.attrs.Conv2DAttrs", _CONV2D),
+    OpDef("nn.conv3d", 2, "relay.attrs.Conv3DAttrs", _CONV3D),
     OpDef("nn.batch_norm", 5, "relay.attrs.BatchNormAttrs",
           (F("axis", 1), F("epsilon", 1e-5), F("center", True), F("scale", True))),
     OpDef("nn.max_pool2d", 1, "relay.attrs.MaxPool2DAttrs", _POOL2D),
@@ -140,6 +159,15 @@ for _op in (
           (F("layout", "NCHW"), F("out_layout", ""))),
     OpDef("nn.global_max_pool2d", 1, "relay.attrs.GlobalPool2DAttrs",
           (F("layout", "NCHW"), F("out_layout", ""))),
+    # (out_grad, data) -> data gradient. v0.19 declares MaxPool2DAttrs for both (the avg one
+    # by a slip); MakeAvgPool2DGrad builds AvgPool2DAttrs, which is what programs carry.
+    OpDef("nn.max_pool2d_grad", 2, "relay.attrs.MaxPool2DAttrs", _POOL2D),
+    OpDef("nn.avg_pool2d_grad", 2, "relay.attrs.AvgPool2DAttrs",
+          (*_POOL2D, F("count_include_pad", False))),
+    # v0.19 has no nn.global_avg_pool3d op: relay.nn.global_avg_pool3d(x) builds this call
+    # with output_size=[1, 1, 1]
+    OpDef("nn.adaptive_avg_pool3d", 1, "relay.attrs.AdaptivePool3DAttrs",
+          (F("output_size", ()), F("layout", "NCDHW"), F("out_layout", ""))),
     OpDef("nn.dropout", 1, "relay.attrs.DropoutAttrs", (F("rate", 0.5),), stateful=True),
     OpDef("nn.leaky_relu", 1, "relay.attrs.LeakyReluAttrs", (F("alpha", 0.25),)),
     OpDef("annotation.checkpoint", 1),
