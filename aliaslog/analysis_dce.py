@@ -10,9 +10,9 @@ from .analysis import AnalysisResult
 class _Remover(A.ExprMutator):
     """Rebuilds the program without removable lets; sharing is preserved by the memo."""
 
-    def __init__(self, result: AnalysisResult) -> None:
+    def __init__(self, remove: set[int]) -> None:
         super().__init__()
-        self.remove = {id(let) for let in result.removable()}
+        self.remove = remove
 
     def visit_Let(self, e: A.Let) -> A.Expr:
         lets, body = A.let_chain(e)
@@ -32,6 +32,11 @@ class _Remover(A.ExprMutator):
 
 def remove_bindings(mod: A.Module, result: AnalysisResult) -> A.Module:
     """mod without the bindings `result` marks removable (every global function)."""
-    remover = _Remover(result)
+    return remove_lets(mod, {id(let) for let in result.removable()})
+
+
+def remove_lets(mod: A.Module, remove: set[int]) -> A.Module:
+    """mod without the Let nodes whose ids are in `remove`."""
+    remover = _Remover(remove)
     fns = {name: remover.visit(fn) for name, fn in mod.functions.items()}
     return A.Module(fns, mod.type_defs, mod.source_name)  # type: ignore[arg-type]

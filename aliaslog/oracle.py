@@ -1,15 +1,134 @@
-"""Dynamic oracle: what interpreter runs really do with reference cells, as ground truth for
-the static analysis (observed accesses and aliases must be a subset of the static ones)."""
+"""Dynamic oracle: what interpreter runs really do, as ground truth for the static analysis.
+
+Two kinds of truth: which cells variables held (observed accesses and aliases must be a
+subset of the static ones), and which bindings runs show to be removable (the analysis's
+DCE recall is measured against them).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
 
 from extractor.relay import ast as A
 
 from .analysis import AnalysisResult
-from .interpreter import evaluate, random_inputs
+from .analysis_dce import remove_lets
+from .interpreter import Closure, ConstructorValue, RefCell, eval_expr, evaluate, random_inputs
+
+CLOSURE_CALLS = 2  # each returned closure is called this many times when observing a result
+MAX_CLOSURE_DEPTH = 3  # closures returned by closures are followed this deep
+
+Observation = list[tuple[str, Any]]
+
+
+def observe_result(mod: A.Module, value: Any, seed: int) -> Observation:
+    """Everything a caller of the entry can see of its result.
+
+    Tensors, tuple and constructor shapes, the contents of cells, and the results of calling
+    every returned closure twice on seeded arguments (so a cell that escapes through a
+    closure is observed the way a caller could observe it).
+    """
+    out: Observation = []
+    open_cells: set[int] = set()
+
+    def walk(v: Any, depth: int) -> None:
+        if isinstance(v, np.ndarray):
+            out.append(("tensor", v))
+        elif isinstance(v, tuple):
+            out.append(("tuple", len(v)))
+            for x in v:
+                walk(x, depth)
+        elif isinstance(v, ConstructorValue):
+            out.append(("ctor", v.constructor.name_hint))
+            for x in v.fields:
+                walk(x, depth)
+        elif isinstance(v, RefCell):
+            if id(v) in open_cells:
+                out.append(("cycle", None))
+                return
+            open_cells.add(id(v))
+            out.append(("ref", None))
+            walk(v.value, depth)
+            open_cells.discard(id(v))
+        elif isinstance(v, Closure):
+            out.append(("closure", len(v.func.params)))
+            if depth >= MAX_CLOSURE_DEPTH:
+                return
+            for k in range(CLOSURE_CALLS):
+                walk(call_closure(mod, v, random_inputs(v.func, seed + 100 * (k + 1))),
+                     depth + 1)
+        else:
+            raise TypeError(f"unexpected value {v!r}")
+
+    walk(value, 0)
+    return out
+
+
+def call_closure(mod: A.Module, clo: Closure, args: Sequence[Any]) -> Any:
+    """Apply a closure value to argument values, as a caller of the entry would."""
+    f = A.Var("f")
+    xs = [A.Var(f"a{i}") for i in range(len(args))]
+    env = {f: clo, **dict(zip(xs, args, strict=True))}
+    return eval_expr(A.Call(f, tuple(xs)), mod, env)
+
+
+def run_observed(mod: A.Module, seed: int, entry: str = "main") -> Observation:
+    """Evaluate the entry on the seed's inputs and observe the result."""
+    fn = mod.functions[entry]
+    return observe_result(mod, evaluate(mod, random_inputs(fn, seed), entry=entry), seed)
+
+
+def difference(got: Observation, want: Observation) -> str | None:
+    """None when bit-identical (structure, dtypes, shapes, values); else what differs."""
+    if [k for k, _ in got] != [k for k, _ in want]:
+        return "result structure differs"
+    for i, ((kind, a), (_, b)) in enumerate(zip(got, want, strict=True)):
+        if kind != "tensor":
+            if a != b:
+                return f"item {i} ({kind}) differs: {a!r} != {b!r}"
+            continue
+        if a.dtype != b.dtype or a.shape != b.shape:
+            return f"tensor {i} type differs"
+        if not np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"):
+            return f"tensor {i} values differ"
+    return None
+
+
+def oracle_removable(mod: A.Module, seeds: Sequence[int], entry: str = "main",
+                     budget: int = 2000) -> set[int]:
+    """Ids of the Let nodes that runs show removable: a greedy maximal set, tried last first.
+
+    A let joins the set when the module without the set and it is still closed (no kept code
+    mentions a removed variable) and every seed's run observes exactly what the original
+    does. `budget` bounds the number of trial runs; this is an under-approximation of what
+    any DCE could remove on these inputs, so recall against it is an upper bound.
+    """
+    want = [run_observed(mod, s, entry) for s in seeds]
+    lets = [e for f in mod.functions.values() for e in A.post_order(f) if isinstance(e, A.Let)]
+    removed: set[int] = set()
+    changed = True
+    while changed and budget > 0:
+        changed = False
+        for let in reversed(lets):
+            if id(let) in removed or budget <= 0:
+                continue
+            trial = remove_lets(mod, removed | {id(let)})
+            if any(A.free_vars(f) for f in trial.functions.values()):
+                continue
+            budget -= 1
+            try:
+                same = all(difference(run_observed(trial, s, entry), w) is None
+                           for s, w in zip(seeds, want, strict=True))
+            except Exception:  # noqa: BLE001 - a run that fails is a changed observation
+                same = False
+            if same:
+                removed.add(id(let))
+                changed = True
+    return removed
 
 
 @dataclass(frozen=True)

@@ -1,17 +1,18 @@
 """`aliaslog precision`: what each analysis variant costs and buys, statically and against the
-dynamic oracle (observed alias pairs over static ones; 0 unsound observations required)."""
+dynamic oracle: observed alias pairs over static ones, and DCE recall (of the bindings runs
+show removable, the share the analysis removes); 0 unsound observations required."""
 
 from __future__ import annotations
 
-import html
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from extractor.relay import ast as A
 
+from . import plots
 from .analysis import CONTEXTS, analyze
-from .oracle import access_variables, observe, unsound_findings
+from .oracle import access_variables, observe, oracle_removable, unsound_findings
 
 LIVENESS = {"": False, "+fs": True}
 
@@ -54,6 +55,8 @@ class Row:
     poly_call_sites: int
     static_access_pairs: int  # may-alias pairs among variables cells are accessed through
     observed_pairs: int  # pairs the oracle saw holding the same cell
+    oracle_removable: int  # bindings the runs show removable (oracle.oracle_removable)
+    removed_of_oracle: int  # of those, the ones this variant's analysis removes
     unsound: list[str] = field(default_factory=list)
 
     @property
@@ -61,11 +64,17 @@ class Row:
         """Observed / static alias pairs (1.0 when the analysis claims no alias at all)."""
         return self.observed_pairs / self.static_access_pairs if self.static_access_pairs else 1.0
 
+    @property
+    def dce_recall(self) -> float:
+        """Oracle-removable bindings the analysis removes (1.0 when the runs show none)."""
+        return self.removed_of_oracle / self.oracle_removable if self.oracle_removable else 1.0
+
 
 def measure(mod: A.Module, program: str, variants: tuple[Variant, ...], seeds: tuple[int, ...],
             engine: str = "auto") -> list[Row]:
     """Analyse one program under every variant and compare with what its runs do."""
     obs = observe(mod, seeds)
+    dead = oracle_removable(mod, seeds)
     rows = []
     for v in variants:
         t0 = time.perf_counter()
@@ -78,6 +87,7 @@ def measure(mod: A.Module, program: str, variants: tuple[Variant, ...], seeds: t
                         m["avg points-to set x100"], m["may-alias pairs"],
                         m["call-graph edges"], m["polymorphic call sites"],
                         len(static_pairs) // 2, len(obs.alias_pairs(res)) // 2,
+                        len(dead), len(dead & {id(let) for let in res.removable()}),
                         unsound_findings(res, obs)))
     return rows
 
@@ -90,10 +100,12 @@ def summary(rows: list[Row]) -> list[dict[str, object]]:
                                        "removable": 0, "avg_pts_x100": 0, "alias_pairs": 0,
                                        "call_edges": 0, "poly_call_sites": 0,
                                        "static_access_pairs": 0, "observed_pairs": 0,
+                                       "oracle_removable": 0, "removed_of_oracle": 0,
                                        "unsound": 0})
         s["programs"] += 1
         for k in ("seconds", "bindings", "removable", "alias_pairs", "call_edges",
-                  "poly_call_sites", "static_access_pairs", "observed_pairs"):
+                  "poly_call_sites", "static_access_pairs", "observed_pairs",
+                  "oracle_removable", "removed_of_oracle"):
             s[k] += getattr(r, k)
         s["avg_pts_x100"] += r.avg_pts_x100
         s["unsound"] += len(r.unsound)
@@ -103,7 +115,9 @@ def summary(rows: list[Row]) -> list[dict[str, object]]:
         table.append({"variant": name, **s, "avg_pts_x100": round(s["avg_pts_x100"] / n),
                       "seconds": round(s["seconds"], 3),
                       "oracle_precision": round(s["observed_pairs"] / s["static_access_pairs"], 3)
-                      if s["static_access_pairs"] else 1.0})
+                      if s["static_access_pairs"] else 1.0,
+                      "dce_recall": round(s["removed_of_oracle"] / s["oracle_removable"], 3)
+                      if s["oracle_removable"] else 1.0})
     return table
 
 
@@ -112,7 +126,8 @@ COLUMNS = (("variant", "variant"), ("programs", "programs"), ("seconds", "time s
            ("call_edges", "call edges"), ("poly_call_sites", "poly sites"),
            ("removable", "removable"), ("observed_pairs", "observed"),
            ("static_access_pairs", "static"), ("oracle_precision", "oracle precision"),
-           ("unsound", "unsound"))
+           ("oracle_removable", "oracle-removable"), ("removed_of_oracle", "removed of those"),
+           ("dce_recall", "DCE recall"), ("unsound", "unsound"))
 
 
 def markdown(table: list[dict[str, object]]) -> str:
@@ -130,43 +145,32 @@ def svg(table: list[dict[str, object]]) -> str:
     metrics = [("seconds", "time"), ("avg_pts_x100", "avg points-to"),
                ("alias_pairs", "alias pairs"), ("call_edges", "call edges"),
                ("removable", "removable"), ("oracle_precision", "oracle precision")]
-    base = table[0]
-    colors = ["#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377", "#bbbbbb",
-              "#000000"]
-    bar, gap, height = 12, 28, 160
-    width = 60 + len(metrics) * (len(table) * bar + gap)
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + 90}" '
-             'font-family="sans-serif" font-size="11">',
-             f'<text x="10" y="14">each variant relative to {html.escape(str(base["variant"]))}'
-             ' (= 1.0)</text>']
-    top = 2.0
-    x = 50
+    base = table[0] if table else {"variant": "?"}
+    variants = [str(row["variant"]) for row in table]
+    values: list[list[float | None]] = []
+    tips: list[list[str]] = []
     for key, label in metrics:
-        for i, row in enumerate(table):
-            b = float(base[key]) or 1.0
-            ratio = min(float(row[key]) / b, top) if b else 1.0
-            h = height * ratio / top
-            parts.append(f'<rect x="{x + i * bar}" y="{20 + height - h:.1f}" width="{bar - 2}" '
-                         f'height="{h:.1f}" fill="{colors[i % len(colors)]}">'
-                         f'<title>{html.escape(str(row["variant"]))} {label}: {row[key]}'
-                         '</title></rect>')
-        parts.append(f'<text x="{x}" y="{height + 36}">{label}</text>')
-        x += len(table) * bar + gap
-    y1 = 20 + height / 2
-    parts.append(f'<line x1="45" x2="{width}" y1="{y1}" y2="{y1}" stroke="#888" '
-                 'stroke-dasharray="3,3"/>')
-    for i, row in enumerate(table):
-        parts.append(f'<rect x="{50 + i * 110}" y="{height + 50}" width="10" height="10" '
-                     f'fill="{colors[i % len(colors)]}"/><text x="{64 + i * 110}" '
-                     f'y="{height + 59}">{html.escape(str(row["variant"]))}</text>')
-    parts.append("</svg>")
-    return "\n".join(parts)
+        b = float(base.get(key, 0) or 0)  # type: ignore[arg-type]
+        ratios: list[float | None] = []
+        for row in table:
+            v = float(row[key])  # type: ignore[arg-type]
+            ratios.append(v / b if b else (1.0 if v == 0 else None))  # no ratio to a zero base
+        values.append(ratios)
+        tips.append([f"{name} {label}: {row[key]}" + (f" (×{r:.2f})" if r is not None else "")
+                     for name, row, r in zip(variants, table, ratios, strict=True)])
+    return plots.bar_chart(
+        [label for _, label in metrics], variants, values, mode="grouped",
+        title=f"each variant relative to {base['variant']} (= 1.0)",
+        subtitle="bar length = value / baseline value; hover a bar for the absolute value",
+        x_label="ratio to baseline", tips=tips, ref_line=(1.0, f"{base['variant']} = 1"),
+        width=760, value_format=lambda v: f"{v:.2g}")
 
 
 def rows_as_dicts(rows: list[Row]) -> list[dict[str, object]]:
     """Rows for CSV / JSON output (unsound observations joined into one cell)."""
     return [{**{k: v for k, v in asdict(r).items() if k != "unsound"},
              "oracle_precision": round(r.oracle_precision, 3),
+             "dce_recall": round(r.dce_recall, 3),
              "unsound": "; ".join(r.unsound)} for r in rows]
 
 

@@ -25,33 +25,26 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 
 from aliaslog.dce import dce
 from aliaslog.gradient import gradient_module
-from aliaslog.interpreter import (
-    Closure,
-    ConstructorValue,
-    RefCell,
-    eval_expr,
-    evaluate,
-    random_inputs,
+from aliaslog.oracle import (
+    Observation,
+    difference,
 )
+from aliaslog.oracle import run_observed as run
 from aliaslog.scenario import count_lets
 from aliaslog.training import training_step
 from extractor.relay.ast import (
-    Call,
     Expr,
     ExprMutator,
     Let,
     Module,
-    Var,
     free_vars,
     let_chain,
     post_order,
@@ -66,8 +59,6 @@ IDS = [p.stem for p in PROGRAMS]
 # For a (2, 3) float tensor followed by a bool, seed 0 draws False and seed 2 draws True, so the
 # programs that branch on a %flag input run both branches.
 SEEDS = (0, 2)
-CLOSURE_CALLS = 2  # each returned closure is called this many times when observing a result
-MAX_CLOSURE_DEPTH = 3  # closures returned by closures are followed this deep
 
 TRANSFORMS = ("gradient", "gradient2", "training-step")
 HEADER_KEYS = ("what", "transform", "expect-dead", "expect-kept", "expect-dead-flow")
@@ -143,70 +134,10 @@ def build(path: Path) -> tuple[Header, Module]:
     return header, mod
 
 
-Observation = list[tuple[str, Any]]
-
-
-def observe(mod: Module, value: Any, seed: int) -> Observation:
-    """Everything a caller of the entry can see of its result (see the module docstring)."""
-    out: Observation = []
-    open_cells: set[int] = set()
-
-    def walk(v: Any, depth: int) -> None:
-        if isinstance(v, np.ndarray):
-            out.append(("tensor", v))
-        elif isinstance(v, tuple):
-            out.append(("tuple", len(v)))
-            for x in v:
-                walk(x, depth)
-        elif isinstance(v, ConstructorValue):
-            out.append(("ctor", v.constructor.name_hint))
-            for x in v.fields:
-                walk(x, depth)
-        elif isinstance(v, RefCell):
-            if id(v) in open_cells:
-                out.append(("cycle", None))
-                return
-            open_cells.add(id(v))
-            out.append(("ref", None))
-            walk(v.value, depth)
-            open_cells.discard(id(v))
-        elif isinstance(v, Closure):
-            out.append(("closure", len(v.func.params)))
-            if depth >= MAX_CLOSURE_DEPTH:
-                return
-            for k in range(CLOSURE_CALLS):
-                walk(call_closure(mod, v, random_inputs(v.func, seed + 100 * (k + 1))),
-                     depth + 1)
-        else:
-            raise AssertionError(f"unexpected value {v!r}")
-
-    walk(value, 0)
-    return out
-
-
-def call_closure(mod: Module, clo: Closure, args: Sequence[Any]) -> Any:
-    """Apply a closure value to argument values, as a caller of the entry would."""
-    f = Var("f")
-    xs = [Var(f"a{i}") for i in range(len(args))]
-    env = {f: clo, **dict(zip(xs, args, strict=True))}
-    return eval_expr(Call(f, tuple(xs)), mod, env)
-
-
-def run(mod: Module, seed: int) -> Observation:
-    """Evaluate `@main` on the seed's inputs and observe the result."""
-    return observe(mod, evaluate(mod, random_inputs(mod.functions["main"], seed)), seed)
-
-
 def assert_same_observation(got: Observation, want: Observation, what: str) -> None:
     """Bit-identical: same structure, and every tensor equal in dtype, shape and values."""
-    assert [k for k, _ in got] == [k for k, _ in want], f"{what}: result structure differs"
-    for i, ((kind, a), (_, b)) in enumerate(zip(got, want, strict=True)):
-        if kind != "tensor":
-            assert a == b, f"{what}: item {i} ({kind}) differs: {a!r} != {b!r}"
-            continue
-        assert a.dtype == b.dtype and a.shape == b.shape, f"{what}: tensor {i} type differs"
-        nan = a.dtype.kind in "fc"
-        assert np.array_equal(a, b, equal_nan=nan), f"{what}: tensor {i} values differ"
+    diff = difference(got, want)
+    assert diff is None, f"{what}: {diff}"
 
 
 @dataclass
