@@ -144,7 +144,8 @@ def svg(table: list[dict[str, object]]) -> str:
     """Bars per metric, each variant relative to the first (the baseline), as standalone SVG."""
     metrics = [("seconds", "time"), ("avg_pts_x100", "avg points-to"),
                ("alias_pairs", "alias pairs"), ("call_edges", "call edges"),
-               ("removable", "removable"), ("oracle_precision", "oracle precision")]
+               ("removable", "removable"), ("oracle_precision", "oracle precision"),
+               ("dce_recall", "DCE recall")]
     base = table[0] if table else {"variant": "?"}
     variants = [str(row["variant"]) for row in table]
     values: list[list[float | None]] = []

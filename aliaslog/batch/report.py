@@ -1,0 +1,448 @@
+"""The HTML report of `aliaslog batch`: one self-contained file (inline CSS and SVG, no script,
+no external asset) so it can be archived, mailed or opened offline next to the CSV."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..loading import write_atomically
+from ..plots import (
+    ALERT,
+    PALETTE,
+    Point,
+    Series,
+    bar_chart,
+    esc,
+    fmt_number,
+    fmt_seconds,
+    scatter_loglog,
+)
+
+STAGES = ("startup", "load", "typecheck", "gradient", "lower", "facts", "solve", "read-back",
+          "dce")
+FACT_STAGES = ("facts", "solve", "read-back")  # these scale with the fact count, not bindings
+UNSCALED = ("startup",)  # worker start-up (imports) does not depend on the model: not plotted
+IR_ORDER = {"relay": 0, "relax": 1}
+VARIANT_ORDER = {"plain": 0, "gradient": 1, "input": 2, "legalized": 3, "lowered": 4}
+GROUP_TITLES = {("relay", "plain"): "Relay · plain",
+                ("relay", "gradient"): "Relay · after autodiff"}
+STATUS_NOTE = {"error": "error", "timeout": "timeout"}
+LOCATION = re.compile(r"(\S+?):(\d+:\d+):")  # `file:line:col:` that located errors start with
+WIDE, HALF = 1300, 640
+
+
+def label(row: Mapping[str, Any]) -> str:
+    """How charts and the table name a row: gradient and Relax rows say so (`mlp (gradient)`)."""
+    model = str(row.get("model") or Path(str(row.get("path") or "?")).stem)
+    ir, variant = str(row.get("ir") or "?"), str(row.get("variant") or "?")
+    if ir == "relay":
+        return model if variant == "plain" else f"{model} ({variant})"
+    return f"{model} ({ir} {variant})"
+
+
+def group(row: Mapping[str, Any]) -> str:
+    """The header a row is listed under in the per-model charts."""
+    ir, variant = str(row.get("ir") or "?"), str(row.get("variant") or "?")
+    return GROUP_TITLES.get((ir, variant), f"{ir.capitalize()} · {variant}")
+
+
+def ordered(rows: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Rows by IR, variant, then model name, so each group reads as one block."""
+    def key(r: Mapping[str, Any]) -> tuple[int, int, str, str, str]:
+        ir, variant = str(r.get("ir")), str(r.get("variant"))
+        return (IR_ORDER.get(ir, 9), VARIANT_ORDER.get(variant, 9), variant,
+                label(r).lower(), str(r.get("path")))
+    return sorted(rows, key=key)
+
+
+def unique_labels(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Row labels, with the path added where two rows would otherwise share a name."""
+    names = [label(r) for r in rows]
+    dup = {n for n in names if names.count(n) > 1}
+    return [f"{n} [{r.get('path')}]" if n in dup else n for n, r in zip(names, rows, strict=True)]
+
+
+def num(d: object, key: str) -> float | None:
+    """A finite number from a row sub-dict, or None when absent or malformed (never a crash)."""
+    v = d.get(key) if isinstance(d, Mapping) else None
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        return None
+    return v
+
+
+def size_of(row: Mapping[str, Any], key: str) -> float | None:
+    """Model size from `size`, falling back on the metric of the same name."""
+    v = num(row.get("size"), key)
+    return v if v is not None else num(row.get("metrics"), key)
+
+
+def failure(row: Mapping[str, Any]) -> str | None:
+    """The note a failed row shows in place of its bars (its own file name is left out)."""
+    status = str(row.get("status") or "ok")
+    if status == "ok":
+        return None
+    err = str(row.get("error") or "").strip()
+    m = LOCATION.match(err)
+    if m and m.group(1).endswith(Path(str(row.get("path") or "?")).name):
+        err = f"line {m.group(2)}: {err[m.end():].lstrip()}"
+    return f"{STATUS_NOTE.get(status, status)}: {err}" if err else STATUS_NOTE.get(status, status)
+
+
+def stage_names(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Known stages in pipeline order, then any other stage the rows report."""
+    seen = {s for r in rows if isinstance(r.get("stages"), Mapping) for s in r["stages"]}
+    return [s for s in STAGES if s in seen] + sorted(seen - set(STAGES))
+
+
+# ---------------------------------------------------------------------------------------------
+# charts
+
+
+def time_charts(rows: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> list[str]:
+    """(a) seconds per stage against model size: front-end stages by bindings, solver by facts."""
+    stages = stage_names(rows)
+    by_bindings = [s for s in stages if s not in FACT_STAGES + UNSCALED] + ["total"]
+    by_facts = [s for s in stages if s in FACT_STAGES]
+    out = []
+    for size_key, names, what in (("bindings", by_bindings, "front end and total"),
+                                  ("facts", by_facts, "Datalog stages")):
+        series = []
+        for s in names:
+            pts = []
+            for r, name in zip(rows, labels, strict=True):
+                x = size_of(r, size_key)
+                y = num(r, "total_seconds") if s == "total" else num(r.get("stages"), s)
+                if x is None or y is None:
+                    continue
+                pts.append(Point(x, y, f"{name}: {s} {fmt_seconds(y)} at {fmt_number(x)} "
+                                       f"{size_key} ({r.get('status')})"))
+            series.append(Series(s, pts))
+        out.append(scatter_loglog(
+            series, title=f"Time per stage vs {size_key} — {what}",
+            subtitle="one point per model and stage; log-log", x_label=f"{size_key} (log)",
+            y_label="seconds (log)", y_format=fmt_seconds, width=HALF, height=460))
+    return out
+
+
+def per_model_chart(rows: Sequence[Mapping[str, Any]], labels: Sequence[str],
+                    series: Sequence[tuple[str, Callable[[Mapping[str, Any]], float | None]]],
+                    *, mode: str, title: str, subtitle: str, x_label: str,
+                    colors: Sequence[str] = PALETTE, width: int = HALF,
+                    detail: Callable[[Mapping[str, Any]], str] = lambda r: "") -> str:
+    """A per-model bar chart: failed rows show their status in place of bars."""
+    values = [[get(r) for _, get in series] for r in rows]
+    tips = [[f"{name} — {s}: {fmt_number(v) if v is not None else 'no data'}{detail(r)}"
+             for (s, _), v in zip(series, vals, strict=True)]
+            for r, name, vals in zip(rows, labels, values, strict=True)]
+    return bar_chart(labels, [s for s, _ in series], values, mode=mode, title=title,
+                     subtitle=subtitle, x_label=x_label, groups=[group(r) for r in rows],
+                     notes=[failure(r) for r in rows], tips=tips, colors=colors, width=width)
+
+
+def metric(key: str) -> Callable[[Mapping[str, Any]], float | None]:
+    """Getter for one analysis metric."""
+    return lambda r: num(r.get("metrics"), key)
+
+
+def dce(key: str) -> Callable[[Mapping[str, Any]], float | None]:
+    """Getter for one DCE removal count."""
+    return lambda r: num(r.get("dce"), key)
+
+
+def tvm_pass(r: Mapping[str, Any]) -> str:
+    """Tooltip suffix naming the TVM pass a row was compared with."""
+    p = r.get("dce", {}).get("tvm_pass") if isinstance(r.get("dce"), Mapping) else None
+    return f" (TVM: {p})" if p else ""
+
+
+# ---------------------------------------------------------------------------------------------
+# page
+
+
+CSS = """
+:root { --ink:#1f2328; --muted:#57606a; --line:#d8dee4; --bg:#f6f8fa; --ok:#1a7f37;
+  --err:#b42318; --timeout:#9a6700; --cached:#6e7781; }
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); color: var(--ink);
+  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", Arial, sans-serif; }
+main { max-width: 1340px; margin: 0 auto; padding: 20px 20px 48px; }
+h1 { font-size: 24px; margin: 0 0 4px; }
+h2 { font-size: 18px; margin: 28px 0 10px; }
+code, pre, .mono { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace;
+  font-size: 12.5px; }
+.cmd { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px;
+  overflow-x: auto; white-space: pre-wrap; word-break: break-all; margin: 8px 0 12px; }
+.meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 0; }
+.meta dt { color: var(--muted); } .meta dd { margin: 0; }
+.pills { display: flex; flex-wrap: wrap; gap: 8px; margin: 14px 0 4px; }
+.pill { border-radius: 999px; padding: 3px 12px; font-weight: 600; background: #fff;
+  border: 1px solid var(--line); }
+.pill b { font-size: 16px; margin-right: 4px; }
+.pill.ok { color: var(--ok); border-color: #9fd8ad; }
+.pill.error { color: var(--err); border-color: #f4b4ad; }
+.pill.timeout { color: var(--timeout); border-color: #e9cf8a; }
+.pill.cached { color: var(--cached); }
+.figures { display: grid; grid-template-columns: repeat(auto-fit, minmax(180px, 1fr));
+  gap: 10px; margin-top: 14px; }
+.figure { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 8px 12px; }
+.figure .v { font-size: 20px; font-weight: 600; }
+.figure .k { color: var(--muted); font-size: 12px; }
+nav { margin-top: 14px; color: var(--muted); } nav a { color: #0969da; margin-right: 14px; }
+.card { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 6px;
+  margin-bottom: 14px; }
+.row2 { display: flex; flex-wrap: wrap; gap: 14px; align-items: flex-start; }
+.row2 .card { flex: 1 1 600px; margin-bottom: 0; }
+svg { display: block; max-width: 100%; height: auto; }
+.explain { color: var(--muted); margin: -4px 0 10px; max-width: 980px; }
+.failures { background: #fff; border: 1px solid #f4b4ad; border-left: 4px solid var(--err);
+  border-radius: 6px; padding: 8px 14px; }
+.failures li { margin: 4px 0; }
+.badge { display: inline-block; border-radius: 4px; padding: 0 6px; font-size: 12px;
+  font-weight: 600; color: #fff; }
+.badge.ok { background: var(--ok); } .badge.error { background: var(--err); }
+.badge.timeout { background: var(--timeout); }
+.tablewrap { overflow-x: auto; background: #fff; border: 1px solid var(--line);
+  border-radius: 8px; }
+table { border-collapse: collapse; width: 100%; font-size: 12px; }
+th, td { padding: 3px 4px; border-bottom: 1px solid #eaeef2; white-space: nowrap; }
+thead th { position: sticky; top: 0; background: #eef1f4; text-align: left; font-weight: 600;
+  border-bottom: 1px solid var(--line); white-space: normal; vertical-align: bottom;
+  line-height: 1.2; }
+td.model { font-weight: 600; white-space: normal; min-width: 150px; max-width: 210px;
+  padding-left: 8px; }
+tr.errline .mono { color: var(--muted); font-size: 11px; }
+thead tr.super th { background: #e4e8ec; text-align: center; color: var(--muted); }
+td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
+td.na { color: #afb8c1; text-align: right; }
+td.more { color: var(--ok); font-weight: 600; } td.fewer { color: var(--err); font-weight: 600; }
+tr.grp td { background: #f6f8fa; font-weight: 600; color: var(--muted); padding-top: 8px; }
+tr.failed td { background: #fff5f4; } tr.failed.timeout td { background: #fff8e6; }
+tr.errline td { white-space: pre-wrap; word-break: break-word; color: var(--err);
+  background: #fff5f4; border-bottom: 1px solid #f4b4ad; padding-left: 24px; }
+tr.errline.timeout td { color: var(--timeout); background: #fff8e6; }
+footer { color: var(--muted); margin-top: 24px; font-size: 12px; }
+"""
+
+
+def _when(iso: object) -> str:
+    """An ISO time as `2024-05-01 12:03:04` (unparsable text is shown as given)."""
+    try:
+        return datetime.fromisoformat(str(iso)).strftime("%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        return str(iso or "?")
+
+
+def _duration(meta: Mapping[str, Any]) -> str:
+    """Wall time between start and finish, if both parse."""
+    try:
+        d = (datetime.fromisoformat(str(meta.get("finished")))
+             - datetime.fromisoformat(str(meta.get("started")))).total_seconds()
+    except (ValueError, TypeError):
+        return ""
+    return f" ({fmt_seconds(d)} wall)"
+
+
+def counts(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, Any]) -> dict[str, int]:
+    """ok/error/timeout/cached counts: the runner's when given, else counted from the rows."""
+    given = meta.get("counts") if isinstance(meta.get("counts"), Mapping) else {}
+    out = {s: sum(1 for r in rows if r.get("status") == s) for s in ("ok", "error", "timeout")}
+    out["cached"] = sum(1 for r in rows if r.get("cached"))
+    for k in out:
+        if isinstance(given.get(k), int):
+            out[k] = given[k]
+    return out
+
+
+def header(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, Any]) -> str:
+    """Command, dates, workers, engine, versions and the status counts."""
+    versions = meta.get("versions") if isinstance(meta.get("versions"), Mapping) else {}
+    vtext = " · ".join(f"{esc(k)} <span class=mono>{esc(v) if v else '—'}</span>"
+                       for k, v in versions.items()) or "—"
+    c = counts(rows, meta)
+    pills = "".join(f'<span class="pill {k}"><b>{c[k]}</b>{k}</span>'
+                    for k in ("ok", "error", "timeout", "cached"))
+    items = [("started", esc(_when(meta.get("started")))),
+             ("finished", esc(_when(meta.get("finished")) + _duration(meta))),
+             ("workers", f"{esc(meta.get('workers', '?'))} ({esc(meta.get('backend', '?'))})"),
+             ("engine", esc(meta.get("engine", "?"))), ("versions", vtext)]
+    dl = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in items)
+    return (f"<header><h1>aliaslog batch report</h1>"
+            f'<pre class="cmd">{esc(meta.get("command") or "aliaslog batch")}</pre>'
+            f'<dl class="meta">{dl}</dl><div class="pills">{pills}'
+            f'<span class="pill"><b>{len(rows)}</b>rows</span></div></header>')
+
+
+def key_figures(rows: Sequence[Mapping[str, Any]]) -> str:
+    """A few totals a reader wants before the charts."""
+    def total(get: Callable[[Mapping[str, Any]], float | None]) -> float:
+        return sum(v for r in rows for v in [get(r)] if v is not None)
+
+    ok = [r for r in rows if r.get("status") == "ok"]
+    slow = max(ok, key=lambda r: num(r, "total_seconds") or 0.0, default=None)
+    figs = [(fmt_number(total(lambda r: size_of(r, "bindings"))), "bindings analysed"),
+            (fmt_number(total(metric("removable"))), "removable per aliaslog"),
+            (f"{fmt_number(total(dce('aliaslog_removed')))} vs "
+             f"{fmt_number(total(dce('tvm_removed')))}", "removed: aliaslog DCE vs TVM DCE"),
+            (fmt_seconds(total(lambda r: num(r, "total_seconds"))), "worker time, all rows")]
+    if slow is not None:
+        figs.append((fmt_seconds(num(slow, "total_seconds") or 0.0), f"slowest: {label(slow)}"))
+    return '<div class="figures">' + "".join(
+        f'<div class="figure"><div class="v">{esc(v)}</div><div class="k">{esc(k)}</div></div>'
+        for v, k in figs) + "</div>"
+
+
+def failures(rows: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> str:
+    """The failed rows and their errors, listed before any chart."""
+    items = [f'<li><span class="badge {esc(r.get("status"))}">{esc(r.get("status"))}</span> '
+             f'<b>{esc(name)}</b> <span class="mono">{esc(r.get("path", ""))}</span><br>'
+             f'<span class="mono" style="color:{ALERT}">{esc(r.get("error") or "(no message)")}'
+             "</span></li>"
+             for r, name in zip(rows, labels, strict=True) if r.get("status") != "ok"]
+    if not items:
+        return ""
+    return (f'<h2 id="failures">Failures ({len(items)})</h2><div class="failures"><ul>'
+            + "".join(items) + "</ul></div>")
+
+
+def _cell(v: float | None, fmt: Callable[[float], str] = lambda v: f"{v:g}") -> str:
+    """A numeric table cell; missing values are a grey dash, not 0."""
+    return '<td class="na">—</td>' if v is None else f'<td class="n">{esc(fmt(v))}</td>'
+
+
+def _ms(v: float) -> str:
+    """Seconds shown as milliseconds with the decimals that matter, so a column lines up."""
+    ms = v * 1e3
+    return f"{ms:.2f}" if ms < 1 else f"{ms:.1f}" if ms < 100 else f"{ms:,.0f}"
+
+
+def table(rows: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> str:
+    """Every row, failed ones included with their error on a full-width line below."""
+    stages = stage_names(rows)
+    metric_cols = [("kept", "kept"), ("removable", "remov\u00adable"), ("cells", "cells"),
+                   ("may-alias pairs", "may-alias pairs"), ("call-graph edges", "call edges"),
+                   ("polymorphic call sites", "poly. call sites"),
+                   ("avg points-to set x100", "avg pts ×100")]
+    engines = sorted({str(r.get("engine")) for r in rows if r.get("engine")})
+    run_cols = (["engine"] if len(engines) > 1 else []) + ["cached"]
+    supers = [("", 1), ("milliseconds", 1 + len(stages)), ("size", 3),
+              ("analysis metrics", len(metric_cols)), ("DCE removed", 3), ("", len(run_cols))]
+    heads = (["model", "total"] + [s.replace("check", "\u00adcheck") for s in stages]
+             + ["bind\u00adings", "facts", "nodes"] + [t for _, t in metric_cols]
+             + ["aliaslog", "TVM", "Δ"] + run_cols)
+    numeric = set(range(1, 1 + 1 + len(stages) + 3 + len(metric_cols) + 3))
+    ncols = len(heads)
+    out = ['<div class="tablewrap"><table><thead><tr class="super">'
+           + "".join(f'<th colspan="{n}">{t}</th>' for t, n in supers) + "</tr><tr>"
+           + "".join(f'<th class="{"n" if i in numeric else ""}">{esc(h)}</th>'
+                     for i, h in enumerate(heads)) + "</tr></thead><tbody>"]
+    prev = None
+    for r, name in zip(rows, labels, strict=True):
+        g = group(r)
+        if g != prev:
+            out.append(f'<tr class="grp"><td colspan="{ncols}">{esc(g)}</td></tr>')
+            prev = g
+        status = str(r.get("status") or "?")
+        cls = "" if status == "ok" else f' class="failed {esc(status)}"'
+        ours, tvm = dce("aliaslog_removed")(r), dce("tvm_removed")(r)
+        where = (f"{r.get('path', '?')}\nsha256 {r.get('sha256') or '—'}\n"
+                 f"{r.get('engine') or '—'} engine, {r.get('worker') or '—'}")
+        badge = "" if status == "ok" else f' <span class="badge {esc(status)}">{esc(status)}</span>'
+        cells = [f'<td class="model" title="{esc(where)}">{esc(name)}{badge}</td>',
+                 _cell(num(r, "total_seconds"), _ms)]
+        cells += [_cell(num(r.get("stages"), s), _ms) for s in stages]
+        cells += [_cell(num(r.get("size"), k)) for k in ("bindings", "facts", "nodes")]
+        cells += [_cell(metric(k)(r)) for k, _ in metric_cols]
+        delta = None if ours is None or tvm is None else ours - tvm
+        cells += [_cell(ours), _cell(tvm), _cell(delta, lambda v: f"{v:+g}" if v else "0")
+                  .replace('class="n"', f'class="n {"more" if delta > 0 else "fewer"}"'
+                           if delta else 'class="n"')]
+        if len(engines) > 1:
+            cells.append(f"<td>{esc(r.get('engine') or '—')}</td>")
+        cells.append(f"<td>{'yes' if r.get('cached') else ''}</td>")
+        out.append(f"<tr{cls}>" + "".join(cells) + "</tr>")
+        if status != "ok":
+            out.append(f'<tr class="errline {esc(status)}"><td colspan="{ncols}">'
+                       f'{esc(name)} — {esc(status)}: {esc(r.get("error") or "(no message)")}'
+                       f' <span class="mono">({esc(r.get("path", "?"))}, '
+                       f'{esc(r.get("worker") or "—")})</span></td></tr>')
+    out.append("</tbody></table></div>")
+    return "".join(out)
+
+
+def render(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, Any]) -> str:
+    """The whole page as a string (write_report writes it)."""
+    rows = ordered(rows)
+    labels = unique_labels(rows)
+    passes = sorted({str(r["dce"]["tvm_pass"]) for r in rows
+                     if isinstance(r.get("dce"), Mapping) and r["dce"].get("tvm_pass")})
+    a1, a2 = time_charts(rows, labels)
+    kept = per_model_chart(
+        rows, labels, [("kept", metric("kept")), ("removable", metric("removable"))],
+        mode="stacked", title="Bindings kept vs removable, per model",
+        subtitle="bar length = bindings; green = what aliaslog proves removable",
+        x_label="bindings", colors=("#9aa7b4", "#228833"))
+    removals = per_model_chart(
+        rows, labels, [("aliaslog DCE", dce("aliaslog_removed")),
+                       ("TVM DCE", dce("tvm_removed"))],
+        mode="grouped", title="Bindings removed: aliaslog DCE vs TVM DCE, per model",
+        subtitle="TVM pass: " + (", ".join(passes) or "—"),
+        x_label="bindings removed", colors=("#228833", "#4477aa"), detail=tvm_pass)
+    sizes = per_model_chart(
+        rows, labels, [("ref cells", metric("cells")),
+                       ("may-alias pairs", metric("may-alias pairs")),
+                       ("call-graph edges", metric("call-graph edges"))],
+        mode="panels", title="What the analysis found, per model",
+        subtitle="each column on its own scale; — = not reported for this model",
+        x_label="count", colors=("#aa3377", "#ee6677", "#4477aa"), width=WIDE)
+    body = [header(rows, meta), key_figures(rows),
+            '<nav><a href="#time">time vs size</a><a href="#removal">removal</a>'
+            '<a href="#found">cells, aliases, calls</a><a href="#rows">all rows</a>'
+            + ('<a href="#failures">failures</a>' if any(r.get("status") != "ok" for r in rows)
+               else "") + "</nav>",
+            failures(rows, labels),
+            '<h2 id="time">Time vs size</h2><p class="explain">Each stage\'s seconds against the '
+            "model's size, log-log: a straight line of slope 1 is linear scaling. Front-end stages "
+            "and the total are plotted against bindings, the Datalog stages against facts.</p>"
+            f'<div class="row2"><div class="card">{a1}</div><div class="card">{a2}</div></div>',
+            '<h2 id="removal">Removal</h2><p class="explain">Left: each model\'s bindings split '
+            "into kept and removable by the analysis. Right: bindings each DCE actually removed "
+            "(aliaslog's DCE against TVM's own pass on the same module). Failed models show "
+            "their status instead of bars.</p>"
+            f'<div class="row2"><div class="card">{kept}</div><div class="card">{removals}</div>'
+            "</div>",
+            '<h2 id="found">Cells, aliases and calls</h2><p class="explain">Reference cells '
+            "allocated, may-alias pairs and call-graph edges the analysis derived.</p>"
+            f'<div class="card">{sizes}</div>',
+            f'<h2 id="rows">All rows ({len(rows)})</h2><p class="explain">Grouped by IR and '
+            "variant, then by model name; failed rows are marked and carry their error on the "
+            "line below; "
+            "hover a model for its path, hash and worker. Δ = aliaslog's removals minus TVM's "
+            "(green: aliaslog removed more, red: fewer). "
+            "The JSON-lines and CSV files next to this report hold the same rows in full.</p>",
+            table(rows, labels),
+            f"<footer>aliaslog batch report · {len(rows)} rows · self-contained: no scripts, "
+            "no external files.</footer>"]
+    title = f"aliaslog batch — {len(rows)} rows — {_when(meta.get('finished'))}"
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{esc(title)}</title><style>{CSS}</style></head><body><main>\n"
+            + "\n".join(body) + "\n</main></body></html>\n")
+
+
+def write_report(rows: list[dict], meta: dict, path: Path) -> None:
+    """Write the report to `path` through a temporary file and a rename (no half-written page)."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    page = render(rows, meta)
+
+    def write(tmp: str) -> None:
+        Path(tmp).write_text(page, encoding="utf-8")
+        os.chmod(tmp, 0o644)  # a report is for sharing: not mkstemp's private 0600
+
+    write_atomically(target, write)
