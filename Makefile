@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 $(BIN)/aliaslog: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test,relax]'
+	$(BIN)/pip install -q -e '.[test,relax,dask]'
 	touch $@
 
 demo: $(BIN)/aliaslog

@@ -12,6 +12,7 @@ import numpy as np
 
 from extractor.relay.errors import LocatedError
 
+from .batch import command as batch_command
 from .loading import (
     UsageError,
     load_module,
@@ -19,6 +20,7 @@ from .loading import (
     write_atomically,
     write_text_atomically,
 )
+from .zoo import command as zoo_command
 
 
 class _RelaxCli:
@@ -416,6 +418,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--out", metavar="DIR", help="write precision.{csv,json,md,svg} here")
     sp.add_argument("--engine", choices=["auto", "souffle", "embedded"], default="auto")
     sp.set_defaults(func=_cmd_precision)
+
+    batch_command.add_parser(sub)
+    zoo_command.add_parser(sub)
 
     sp = sub.add_parser("demo", help="the seed scenario: gradient, DCE modes, output diffs")
     sp.add_argument("file", help="the seed program (tests/data/seed_issue_program.relay)")

@@ -1,0 +1,57 @@
+"""`aliaslog batch`: the command line over runner.run_batch."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+
+from ..analysis import CONTEXTS
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Register `batch` and its options."""
+    sp = sub.add_parser(
+        "batch", help="analyse many models (Relay and Relax files or directories) in parallel; "
+                      "results as JSON lines, CSV and an HTML report")
+    sp.add_argument("paths", nargs="+", help="model files (.relay, .json, TVMScript .py) or "
+                                             "directories searched recursively")
+    sp.add_argument("--out", required=True, metavar="DIR",
+                    help="results.jsonl, results.csv, meta.json, report.html and cache/ go here")
+    sp.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                    help="worker processes (default: the number of CPUs)")
+    sp.add_argument("--time-limit", type=float, default=600, metavar="SECONDS",
+                    help="per model; an overrunning model is killed and reported (default 600)")
+    sp.add_argument("--force", action="store_true", help="recompute cached results")
+    sp.add_argument("--dask", metavar="ADDRESS",
+                    help="run on a Dask distributed scheduler (e.g. tcp://host:8786) "
+                         "instead of local processes")
+    sp.add_argument("--engine", choices=["auto", "souffle", "embedded"], default="auto")
+    sp.add_argument("--context", choices=list(CONTEXTS), default="insensitive")
+    sp.add_argument("--liveness", choices=["flow-insensitive", "flow-sensitive"],
+                    default="flow-insensitive")
+    sp.add_argument("--at", default="input", choices=["input", "legalized", "lowered"],
+                    help="Relax extraction point (files named *.lowered.py are taken as they are)")
+    sp.add_argument("--quiet", action="store_true", help="no progress output")
+    sp.set_defaults(func=cmd_batch)
+
+
+def cmd_batch(args: argparse.Namespace) -> int:
+    """Run the batch; exit 0 even when models failed (they are rows), 130 when interrupted."""
+    from .runner import run_batch
+
+    options = {"engine": args.engine, "context": args.context, "liveness": args.liveness,
+               "relax_point": args.at}
+    command = "aliaslog batch " + " ".join(shlex.quote(a) for a in sys.argv[2:])
+    res = run_batch(args.paths, args.out, task_options=options, workers=args.workers,
+                    time_limit=args.time_limit, force=args.force, dask_address=args.dask,
+                    progress=not args.quiet, command=command)
+    c = res.meta["counts"]
+    print(f"{len(res.rows)} models: {c['ok']} ok, {c['error']} errors, {c['timeout']} timeouts "
+          f"({c['cached']} from cache) -> {res.out}/report.html, results.jsonl, results.csv")
+    if res.interrupted:
+        print(f"interrupted: {len(res.files) - len(res.rows)} models not analysed; run the same "
+              f"command again to resume", file=sys.stderr)
+        return 130
+    return 0

@@ -1,0 +1,207 @@
+"""One model of a batch: load, analyse and DCE it, and describe it as one result row.
+
+This runs inside a worker process (`python -m aliaslog.batch.task`, see worker.py), so a
+crash, a runaway memory use or a time limit hit by one model cannot take the batch down.
+The row schema is in `aliaslog/batch/__init__.py`'s docstring; the report reads these keys.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+RELAY_SUFFIXES = (".relay", ".json")
+RELAX_SUFFIXES = (".py",)
+
+
+@dataclass(frozen=True)
+class Task:
+    """What a worker needs to analyse one model; plain data, so it crosses process boundaries."""
+
+    path: str
+    engine: str = "auto"
+    context: str = "insensitive"
+    liveness: str = "flow-insensitive"
+    relax_point: str = "input"
+    solver_timeout: float = 600.0
+
+    def options(self) -> dict[str, Any]:
+        """Everything but the path: what the cache key must cover besides the file's bytes."""
+        out = asdict(self)
+        del out["path"]
+        return out
+
+
+def ir_of(path: str) -> str:
+    """`relay` or `relax`, from the file name (the CLI only collects these suffixes)."""
+    return "relax" if path.endswith(RELAX_SUFFIXES) else "relay"
+
+
+def variant_of(task: Task) -> str:
+    """Relay: plain or gradient (the zoo names gradient files `*.grad.relay`); Relax: the point."""
+    name = Path(task.path).name
+    if ir_of(task.path) == "relay":
+        return "gradient" if ".grad." in name else "plain"
+    return "lowered" if name.endswith(".lowered.py") else task.relax_point
+
+
+def model_name(path: str) -> str:
+    """The file name without IR suffix and variant marker: `resnet-18.grad.relay` -> resnet-18."""
+    name = Path(path).name
+    for suffix in (".grad.relay", ".lowered.py", *RELAY_SUFFIXES, *RELAX_SUFFIXES):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+class _Stages:
+    """Seconds per named stage, in the order they ran."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    @contextmanager
+    def __call__(self, name: str) -> Iterator[None]:
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - t0
+
+    def add(self, timings: dict[str, float]) -> None:
+        for name, s in timings.items():
+            self.seconds[name] = self.seconds.get(name, 0.0) + s
+
+
+def run(task: Task) -> dict[str, Any]:
+    """Analyse one model and return its row; a user-level failure becomes an `error` row."""
+    from extractor.relay.errors import LocatedError
+
+    t0 = time.perf_counter()
+    stages = _Stages()
+    row: dict[str, Any] = {
+        "model": model_name(task.path), "path": task.path, "ir": ir_of(task.path),
+        "variant": variant_of(task), "status": "ok", "error": None,
+        "worker": f"pid {os.getpid()}",
+    }
+    analyse: Callable[[Task, _Stages], dict[str, Any]] = (
+        _relay if row["ir"] == "relay" else _relax)
+    try:
+        row.update(analyse(task, stages))
+    except LocatedError as err:
+        row.update(status="error", error=err.render().splitlines()[0])
+    except MemoryError:
+        row.update(status="error", error="out of memory")
+    except Exception as err:  # noqa: BLE001 - a batch reports every failure as a row
+        where = traceback.extract_tb(err.__traceback__)[-1]
+        row.update(status="error", error=f"{type(err).__name__}: {err} "
+                   f"(internal error at {Path(where.filename).name}:{where.lineno})")
+    row["stages"] = {k: round(v, 6) for k, v in stages.seconds.items()}
+    row["total_seconds"] = round(time.perf_counter() - t0, 6)
+    return row
+
+
+def _relay(task: Task, stage: _Stages) -> dict[str, Any]:
+    with stage("startup"):
+        from extractor.relay import ast as A
+        from extractor.relay.typeinfer import infer_types
+
+        from ..analysis import analyze
+        from ..analysis_dce import remove_bindings
+        from ..dce import purity_dce
+        from ..loading import load_module
+    with stage("load"):
+        mod = load_module(task.path)
+    with stage("typecheck"):
+        typed = infer_types(mod)
+    res = analyze(mod, engine=task.engine, context=task.context, explain=False,
+                  flow_sensitive=task.liveness == "flow-sensitive", timeout=task.solver_timeout)
+    stage.add(res.timings)
+
+    def lets(m: A.Module) -> int:
+        return sum(isinstance(e, A.Let) for f in m.functions.values() for e in A.post_order(f))
+
+    with stage("dce"):
+        before = lets(mod)
+        ours = before - lets(remove_bindings(mod, res))
+        tvm = before - lets(purity_dce(typed.module, typed.type_of))
+    return {
+        "size": {"bindings": res.metrics.get("bindings", 0),
+                 "facts": res.extraction.facts.count(),
+                 "nodes": len(res.extraction.ids.nodes)},
+        "metrics": res.metrics,
+        "dce": {"aliaslog_removed": ours, "tvm_removed": tvm,
+                "tvm_pass": "relay purity DCE (#9542)"},
+        "engine": res.engine,
+    }
+
+
+def _relax(task: Task, stage: _Stages) -> dict[str, Any]:
+    with stage("startup"):  # importing tvm dominates small models; keep it out of "load"
+        from tvm import relax
+
+        from extractor.relax_load import load_module
+
+        from ..relax.analysis import analyze_relax
+        from ..relax.dce_pass import remove_bindings
+    with stage("load"):
+        mod = load_module(task.path)
+    point = "input" if task.path.endswith(".lowered.py") else task.relax_point
+    res = analyze_relax(mod, point=point, engine=task.engine, timeout=task.solver_timeout)
+    stage.add(res.timings)
+
+    def in_seq(seq: Any) -> int:
+        n = 0
+        for block in seq.blocks:
+            for b in block.bindings:
+                v = b.value
+                n += 1 + (in_seq(v.true_branch) + in_seq(v.false_branch)
+                          if isinstance(v, relax.If) else
+                          in_seq(v.body) if isinstance(v, relax.Function) else 0)
+        return n
+
+    def bindings(m: Any) -> int:
+        """Bindings in every Relax function, branches and nested functions included."""
+        return sum(in_seq(f.body) for f in m.functions.values() if isinstance(f, relax.Function))
+
+    with stage("dce"):
+        at = res.module
+        before = bindings(at)
+        ours = before - bindings(remove_bindings(at, set(res.removable())))
+        tvm = before - bindings(relax.transform.DeadCodeElimination()(at))
+    return {
+        "size": {"bindings": res.metrics.get("bindings", 0),
+                 "facts": res.extraction.facts.count(),
+                 "nodes": len(res.extraction.ids.nodes)},
+        "metrics": res.metrics,
+        "dce": {"aliaslog_removed": ours, "tvm_removed": tvm,
+                "tvm_pass": "relax.transform.DeadCodeElimination"},
+        "engine": res.engine,
+    }
+
+
+def main() -> int:
+    """Serve tasks: one JSON Task per stdin line, one JSON row per stdout line, until EOF.
+
+    A worker lives for many models, so imports (tvm takes seconds) are paid once per worker.
+    """
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    out = sys.stdout
+    sys.stdout = sys.stderr  # anything a library prints must not corrupt the protocol
+    for line in sys.stdin:
+        if line.strip():
+            out.write(json.dumps(run(Task(**json.loads(line)))) + "\n")
+            out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
