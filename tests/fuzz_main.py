@@ -180,7 +180,7 @@ def report(seed: int, text: str, choices: list[int], failures: list[Failure],
             small = text
         else:
             opts = [v for v in variants if variant_id(v) == f.variant] or variants[:1]
-            only = checks if f.check == "generator" else [f.check]
+            only = checks if f.check in ("generator", "analysis") else [f.check]
 
             def fails(candidate: str, key: tuple[str, str] = f.key(),
                       opts: list[dict[str, Any]] = opts, only: list[str] = only) -> bool:

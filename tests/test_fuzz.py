@@ -29,7 +29,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis.control import current_build_context
 
-from aliaslog.analysis import analyze
+from aliaslog.analysis import AnalysisResult, analyze
+from aliaslog.analysis_dce import remove_bindings
 from aliaslog.dce import dce
 from aliaslog.engines.souffle_backend import souffle_executable
 from aliaslog.interpreter import (
@@ -40,14 +41,13 @@ from aliaslog.interpreter import (
     evaluate,
     random_inputs,
 )
+from aliaslog.oracle import CLOSURE_CALLS, MAX_CLOSURE_DEPTH
 from extractor.relay.ast import Call, Module, Var
 from extractor.relay.parser import parse
 from extractor.relay.typeinfer import infer_types
 
 from .randprog import FEATURES, generate, generate_program, programs, recorded, replay
 from .test_analysis_soundness import (
-    CLOSURE_CALLS,
-    MAX_CLOSURE_DEPTH,
     SEEDS,
     Observation,
     assert_same_observation,
@@ -105,9 +105,15 @@ def baseline(mod: Module) -> dict[int, Observation]:
         raise GeneratorBug(f"the interpreter failed on the program: {exc}") from exc
 
 
-def check_dce(mod: Module, base: dict[int, Observation], opts: dict[str, Any]) -> None:
+def analysis(mod: Module, opts: dict[str, Any]) -> AnalysisResult:
+    """The embedded engine's result under one variant (with the demand graph the oracle needs)."""
+    return analyze(mod, **{"engine": "embedded", **opts})
+
+
+def check_dce(mod: Module, base: dict[int, Observation], opts: dict[str, Any],
+              result: AnalysisResult | None = None) -> None:
     """Analysis-guided DCE type-checks and changes no observation."""
-    pruned = dce(mod, mode="analysis", **{"engine": "embedded", **opts})
+    pruned = remove_bindings(mod, result or analysis(mod, opts))
     infer_types(pruned)
     for seed in SEEDS:
         assert_same_observation(run(pruned, seed), base[seed],
@@ -143,9 +149,10 @@ def observe_accesses(mod: Module, seed: int) -> list[tuple]:
     return accesses
 
 
-def check_oracle(mod: Module, opts: dict[str, Any]) -> None:
+def check_oracle(mod: Module, opts: dict[str, Any], result: AnalysisResult | None = None
+                 ) -> None:
     """Observed cells, aliases and write->read flows are allowed by the static result."""
-    result = analyze(mod, **{"engine": "embedded", **opts})
+    result = result or analysis(mod, opts)
     for seed in SEEDS:
         check_accesses(result, observe_accesses(mod, seed),
                        f"oracle ({variant_id(opts)}), input seed {seed}")
@@ -171,7 +178,7 @@ def check_engines(mod: Module, opts: dict[str, Any]) -> None:
 class Failure:
     """One property that failed on one program under one variant."""
 
-    check: str  # "generator" | "dce" | "oracle" | "engines"
+    check: str  # "generator" | "analysis" | "dce" | "oracle" | "engines"
     variant: str
     message: str
 
@@ -188,18 +195,23 @@ def check_program(text: str, variants: Sequence[dict[str, Any]] = VARIANTS,
         base = baseline(mod) if "dce" in checks else {}
     except GeneratorBug as exc:
         return [Failure("generator", "-", str(exc))]
-    funcs: dict[str, Callable[[dict[str, Any]], None]] = {
-        "dce": lambda o: check_dce(mod, base, o),
-        "oracle": lambda o: check_oracle(mod, o),
-        "engines": lambda o: check_engines(mod, o),
+    funcs: dict[str, Callable[[dict[str, Any], AnalysisResult | None], None]] = {
+        "dce": lambda o, r: check_dce(mod, base, o, r),
+        "oracle": lambda o, r: check_oracle(mod, o, r),
+        "engines": lambda o, r: check_engines(mod, o),
     }
     out = []
     for opts in variants:
+        try:  # one analysis per variant serves the dce and oracle checks
+            result: AnalysisResult | None = analysis(mod, opts)
+        except Exception as exc:  # noqa: BLE001 - a crash of the analysis is a failure too
+            out.append(Failure("analysis", variant_id(opts), f"{type(exc).__name__}: {exc}"))
+            continue
         for check in checks:
             if check == "engines" and not have_souffle():
                 continue
             try:
-                funcs[check](opts)
+                funcs[check](opts, result)
             except Exception as exc:  # noqa: BLE001 - a crash of the analysis is a failure too
                 out.append(Failure(check, variant_id(opts), f"{type(exc).__name__}: {exc}"))
     return out
@@ -329,7 +341,7 @@ def test_check_program_reports_a_wrong_observation(monkeypatch):
     """check_program turns a property violation into a Failure (it does not swallow it)."""
     import tests.test_fuzz as me
 
-    def broken_dce(mod, base, opts):
+    def broken_dce(mod, base, opts, result=None):
         got = [*base[SEEDS[0]], ("tensor", np.zeros(2, "float32"))]
         assert_same_observation(got, base[SEEDS[0]], "perturbed")
 
@@ -356,4 +368,4 @@ def test_fuzz_main_runs_and_reports(capsys):
 
     assert main(["--n", "2", "--start", "7", "--no-save", "--progress", "0"]) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
-    assert last.startswith(f"fuzz: 2 programs, {len(VARIANTS)} variants, 0 failures (")
+    assert last.startswith(f"fuzz: 2 programs, {len(VARIANTS)} variants, 1 jobs, 0 failures (")
