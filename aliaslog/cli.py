@@ -225,6 +225,7 @@ def _cmd_precision(args: argparse.Namespace) -> int:
         summary,
         svg,
     )
+    from .training import training_step
 
     try:
         variants = tuple(Variant.parse(v) for v in args.variants.split(",")) \
@@ -239,6 +240,8 @@ def _cmd_precision(args: argparse.Namespace) -> int:
         mod = infer_types(load_module(path)).module
         if args.transform == "gradient":
             mod = gradient_module(mod)
+        elif args.transform == "training-step":  # keep the weights' gradients, drop the data's
+            mod = training_step(mod, range(1, len(mod.functions["main"].params)))
         print(f"[{i}/{len(files)}] {path}", file=sys.stderr)
         rows += measure(mod, str(path), variants, tuple(range(args.seeds)), args.engine)
     table = summary(rows)
@@ -412,8 +415,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("paths", nargs="+", help=".relay programs, or directories of them")
     sp.add_argument("--variants", help="comma-separated, e.g. insensitive,1-call,"
                                        "1-closure+fs (default: every context, +fs or not)")
-    sp.add_argument("--transform", choices=["none", "gradient"], default="none",
-                    help="analyse each program's higher-order gradient instead")
+    sp.add_argument("--transform", choices=["none", "gradient", "training-step"],
+                    default="none",
+                    help="analyse each program's higher-order gradient instead, or a training "
+                         "step: @main calls the gradient and returns the loss and the gradients "
+                         "of every parameter but the first (the data)")
     sp.add_argument("--seeds", type=int, default=2, help="oracle runs per program")
     sp.add_argument("--out", metavar="DIR", help="write precision.{csv,json,md,svg} here")
     sp.add_argument("--engine", choices=["auto", "souffle", "embedded"], default="auto")

@@ -103,6 +103,10 @@ Value = np.ndarray | tuple | RefCell | Closure | ConstructorValue
 
 # observer(event, node, cell) with event in {"create", "read", "write"}: the dynamic oracle's hook
 Observer = Callable[[str, Expr, RefCell], None]
+# on_bind(let, value) -> the value to bind instead: the perturbation oracle's hook;
+# on_enter(let) is told when the evaluation of a let's value starts (binds nest inside it)
+Binder = Callable[[Let, "Value"], "Value"]
+Enter = Callable[[Let], None]
 
 _MISSING = object()
 
@@ -183,9 +187,12 @@ def _shape_summary(args: Sequence[Any]) -> str:
 class _Machine:
     """The evaluator: a stack of (step, node, env) frames and a stack of values."""
 
-    def __init__(self, mod: Module, observer: Observer | None) -> None:
+    def __init__(self, mod: Module, observer: Observer | None,
+                 on_bind: Binder | None = None, on_enter: Enter | None = None) -> None:
         self.mod = mod
         self.observer = observer
+        self.on_bind = on_bind
+        self.on_enter = on_enter
         self.todo: list[tuple[Callable[[Any, Any], None], Any, Any]] = []
         self.vals: list[Value] = []
         self.globals: dict[str, Closure] = {}
@@ -381,15 +388,17 @@ class _Machine:
             tv = type(val)
             if tv is Function:
                 env[id(let.var)] = self._closure(val, env, let.var)  # type: ignore[arg-type]
-            elif tv is Constant:
+            elif tv is Constant and self.on_bind is None:
                 env[id(let.var)] = val.data  # type: ignore[union-attr]
-            elif tv is Var:
+            elif tv is Var and self.on_bind is None:
                 v = env.get(id(val), _MISSING)
                 if v is _MISSING:
                     raise EvalError(f"unbound variable %{val.name_hint}",  # type: ignore[union-attr]
                                     val.span)  # type: ignore[union-attr]
                 env[id(let.var)] = v  # type: ignore[assignment]
             else:
+                if self.on_enter is not None:
+                    self.on_enter(let)
                 self.todo.append((self._k_let, let, env))
                 self._push(val, env)
                 return
@@ -397,7 +406,8 @@ class _Machine:
         self._push(cur, env)
 
     def _k_let(self, e: Let, env: dict[int, Value]) -> None:
-        env[id(e.var)] = self.vals.pop()
+        v = self.vals.pop()
+        env[id(e.var)] = v if self.on_bind is None else self.on_bind(e, v)
         self._push(e.body, env)
 
     def _ev_fn(self, e: Function, env: dict[int, Value]) -> None:
@@ -576,11 +586,15 @@ _MODES = (None, "debug", "interpreter")
 
 
 def evaluate(mod: Module, args: Sequence[Value], entry: str = "main", *,
-             mode_str: str | None = None, observer: Observer | None = None) -> Value:
+             mode_str: str | None = None, observer: Observer | None = None,
+             on_bind: Binder | None = None, on_enter: Enter | None = None) -> Value:
     """Run `@entry` of mod on argument values, as `create_executor("debug", mod).evaluate()`.
 
     mode_str names the executor; only the debug interpreter ("debug", the default) exists.
-    observer, when given, is told of every ref create/read/write with the node and the cell.
+    observer, when given, is told of every ref create/read/write with the node and the cell;
+    on_bind, when given, may replace the value of every let binding as it is bound, and
+    on_enter is told when a let's value starts evaluating (with on_bind: a let evaluated
+    inline, a function literal, is neither entered nor bound through the hooks).
     """
     if mode_str not in _MODES:
         raise EvalError(f"unknown executor mode {mode_str!r}: only 'debug' (the interpreter) "
@@ -598,14 +612,15 @@ def evaluate(mod: Module, args: Sequence[Value], entry: str = "main", *,
         problem = _type_mismatch(p.type_annotation, a)
         if problem:
             raise EvalError(f"argument for %{p.name_hint}: {problem}", p.span or fn.span)
-    m = _Machine(mod, observer)
+    m = _Machine(mod, observer, on_bind, on_enter)
     return m.call(m._global(name, fn.span), values, fn)
 
 
 def eval_expr(e: Expr, mod: Module | None = None, env: Mapping[Var, Value] | None = None, *,
-              observer: Observer | None = None) -> Value:
+              observer: Observer | None = None, on_bind: Binder | None = None,
+              on_enter: Enter | None = None) -> Value:
     """Evaluate a closed expression (or one whose free vars env binds) in an optional module."""
-    m = _Machine(mod if mod is not None else Module({}), observer)
+    m = _Machine(mod if mod is not None else Module({}), observer, on_bind, on_enter)
     start = {id(v): _as_value(x) for v, x in (env or {}).items()}
     return m.run(e, start)
 

@@ -23,9 +23,11 @@ CLOSURE_CALLS = 2  # each returned closure is called this many times when observ
 MAX_CLOSURE_DEPTH = 3  # closures returned by closures are followed this deep
 
 Observation = list[tuple[str, Any]]
+Hooks = dict[str, Any]  # observer= and on_bind= for the interpreter
 
 
-def observe_result(mod: A.Module, value: Any, seed: int) -> Observation:
+def observe_result(mod: A.Module, value: Any, seed: int, hooks: Hooks | None = None
+                   ) -> Observation:
     """Everything a caller of the entry can see of its result.
 
     Tensors, tuple and constructor shapes, the contents of cells, and the results of calling
@@ -59,7 +61,7 @@ def observe_result(mod: A.Module, value: Any, seed: int) -> Observation:
             if depth >= MAX_CLOSURE_DEPTH:
                 return
             for k in range(CLOSURE_CALLS):
-                walk(call_closure(mod, v, random_inputs(v.func, seed + 100 * (k + 1))),
+                walk(call_closure(mod, v, random_inputs(v.func, seed + 100 * (k + 1)), hooks),
                      depth + 1)
         else:
             raise TypeError(f"unexpected value {v!r}")
@@ -68,18 +70,21 @@ def observe_result(mod: A.Module, value: Any, seed: int) -> Observation:
     return out
 
 
-def call_closure(mod: A.Module, clo: Closure, args: Sequence[Any]) -> Any:
+def call_closure(mod: A.Module, clo: Closure, args: Sequence[Any], hooks: Hooks | None = None
+                 ) -> Any:
     """Apply a closure value to argument values, as a caller of the entry would."""
     f = A.Var("f")
     xs = [A.Var(f"a{i}") for i in range(len(args))]
     env = {f: clo, **dict(zip(xs, args, strict=True))}
-    return eval_expr(A.Call(f, tuple(xs)), mod, env)
+    return eval_expr(A.Call(f, tuple(xs)), mod, env, **(hooks or {}))
 
 
-def run_observed(mod: A.Module, seed: int, entry: str = "main") -> Observation:
-    """Evaluate the entry on the seed's inputs and observe the result."""
+def run_observed(mod: A.Module, seed: int, entry: str = "main", hooks: Hooks | None = None
+                 ) -> Observation:
+    """Evaluate the entry on the seed's inputs and observe the result (hooks: interpreter's)."""
     fn = mod.functions[entry]
-    return observe_result(mod, evaluate(mod, random_inputs(fn, seed), entry=entry), seed)
+    value = evaluate(mod, random_inputs(fn, seed), entry=entry, **(hooks or {}))
+    return observe_result(mod, value, seed, hooks)
 
 
 def difference(got: Observation, want: Observation) -> str | None:
@@ -98,17 +103,115 @@ def difference(got: Observation, want: Observation) -> str | None:
     return None
 
 
-def oracle_removable(mod: A.Module, seeds: Sequence[int], entry: str = "main",
-                     budget: int = 2000) -> set[int]:
-    """Ids of the Let nodes that runs show removable: a greedy maximal set, tried last first.
+def perturb(v: Any) -> Any:
+    """A different value of the same type, or None when v holds no tensor to change.
 
-    A let joins the set when the module without the set and it is still closed (no kept code
-    mentions a removed variable) and every seed's run observes exactly what the original
-    does. `budget` bounds the number of trial runs; this is an under-approximation of what
-    any DCE could remove on these inputs, so recall against it is an upper bound.
+    Floats get x*1.37 plus a different offset per element, so that neither a zero, nor a
+    uniform shift (which softmax ignores), nor a scaling (which relu keeps) goes unnoticed;
+    integers get +1, booleans are negated; tuples change element-wise.
+    """
+    if isinstance(v, np.ndarray):
+        if v.dtype.kind == "f":
+            offset = 0.29 + 0.5 * np.sin(np.arange(v.size, dtype=np.float64) + 1.0)
+            return (v * 1.37 + offset.reshape(v.shape)).astype(v.dtype)
+        if v.dtype.kind in "iu":
+            return (v + 1).astype(v.dtype)
+        if v.dtype.kind == "b":
+            return ~v
+        return None
+    if isinstance(v, tuple):
+        parts = [perturb(x) for x in v]
+        if all(p is None for p in parts):
+            return None
+        return tuple(x if p is None else p for x, p in zip(v, parts, strict=True))
+    return None
+
+
+def nesting(mod: A.Module, seeds: Sequence[int], entry: str = "main") -> dict[int, set[int]]:
+    """Let id -> ids of the lets bound while its value was being evaluated, on these runs."""
+    inside: dict[int, set[int]] = {}
+    stack: list[int] = []
+
+    def on_enter(let: A.Let) -> None:
+        stack.append(id(let))
+
+    def on_bind(let: A.Let, v: Any) -> Any:
+        if stack and stack[-1] == id(let):
+            stack.pop()
+        for outer in stack:
+            inside.setdefault(outer, set()).add(id(let))
+        return v
+
+    for s in seeds:
+        stack.clear()
+        run_observed(mod, s, entry, {"on_enter": on_enter, "on_bind": on_bind})
+    return inside
+
+
+def perturbation_live(mod: A.Module, seeds: Sequence[int], entry: str = "main"
+                      ) -> tuple[set[int], set[int]]:
+    """(live, perturbable): Let ids the runs' results depend on, dynamically.
+
+    A let is perturbed where it binds a tensor (or tuple of tensors), or where its value is a
+    ref_write / ref(...) of one (then the cell content is changed); it is live when that
+    changes a result. A let whose evaluation binds a live let (a call of a closure that does
+    a live write) is live too. This is dynamic dependence, not output equality: a binding
+    whose removal happens to change nothing (a zero gradient added into a zero cell) is live.
     """
     want = [run_observed(mod, s, entry) for s in seeds]
     lets = [e for f in mod.functions.values() for e in A.post_order(f) if isinstance(e, A.Let)]
+    live: set[int] = set()
+    perturbable: set[int] = set()
+    for let in lets:
+        hit = [False]
+
+        def on_bind(b: A.Let, v: Any, let: A.Let = let, hit: list[bool] = hit) -> Any:
+            if b is not let:
+                return v
+            p = perturb(v)
+            if p is None:
+                return v
+            hit[0] = True
+            return p
+
+        def observer(event: str, node: A.Expr, cell: Any, let: A.Let = let,
+                     hit: list[bool] = hit) -> None:
+            if node is let.value and event in ("write", "create"):
+                p = perturb(cell.value)
+                if p is not None:
+                    hit[0] = True
+                    cell.value = p
+
+        hooks = {"on_bind": on_bind, "observer": observer}
+        for s, w in zip(seeds, want, strict=True):
+            try:
+                changed = difference(run_observed(mod, s, entry, hooks), w) is not None
+            except Exception:  # noqa: BLE001 - a run the perturbation breaks depends on it
+                changed = True
+            if hit[0]:
+                perturbable.add(id(let))
+            if changed:
+                live.add(id(let))
+                break
+    for outer, inner in nesting(mod, seeds, entry).items():
+        if inner & live:
+            live.add(outer)
+    return live, perturbable
+
+
+def oracle_removable(mod: A.Module, seeds: Sequence[int], entry: str = "main",
+                     budget: int = 2000) -> set[int]:
+    """Ids of the Let nodes the runs show removable: dynamically dead and deletable.
+
+    First the perturbation test (perturbation_live) finds the lets the results depend on;
+    the others are then deleted greedily, last first, keeping a deletion when the module is
+    still closed (no kept code mentions a removed variable) and every seed's run observes
+    exactly what the original does. `budget` bounds the number of deletion trials.
+    """
+    want = [run_observed(mod, s, entry) for s in seeds]
+    live, _ = perturbation_live(mod, seeds, entry)
+    lets = [e for f in mod.functions.values() for e in A.post_order(f)
+            if isinstance(e, A.Let) and id(e) not in live]
     removed: set[int] = set()
     changed = True
     while changed and budget > 0:
