@@ -150,7 +150,7 @@ def test_every_chart_is_present_and_well_formed(page):
     found = charts(text)
     assert len(found) == 5
     assert set(TITLES.values()) <= set(found)
-    assert {"Time per stage vs bindings — front end and total",
+    assert {"Time per stage vs nodes — front end and total",
             "Time per stage vs facts — Datalog stages"} <= set(found)
 
 
@@ -207,7 +207,7 @@ def test_time_charts_plot_every_stage_of_every_sized_row_on_log_axes(page):
     assert re.fullmatch(r".+: solve [\d.]+ (µs|ms|s) at \S+ facts \(ok\)", tip)
     labels = [t.text for t in svg.iter(f"{SVG}text")]
     assert "1 s" in labels and "100 ms" in labels  # decade ticks of a log axis
-    bindings_chart = charts(text)["Time per stage vs bindings — front end and total"]
+    bindings_chart = charts(text)["Time per stage vs nodes — front end and total"]
     names = [g.get("data-series") for g in bindings_chart.iter(f"{SVG}g")
              if g.get("class") == "series"]
     assert names == ["load", "typecheck", "gradient", "lower", "dce", "total"]
