@@ -133,15 +133,7 @@ def _relay(task: Task, stage: _Stages) -> dict[str, Any]:
         before = lets(mod)
         ours = before - lets(remove_bindings(mod, res))
         tvm = before - lets(purity_dce(typed.module, typed.type_of))
-    return {
-        "size": {"bindings": res.metrics.get("bindings", 0),
-                 "facts": res.extraction.facts.count(),
-                 "nodes": len(res.extraction.ids.nodes)},
-        "metrics": res.metrics,
-        "dce": {"aliaslog_removed": ours, "tvm_removed": tvm,
-                "tvm_pass": "relay purity DCE (#9542)"},
-        "engine": res.engine,
-    }
+    return _analysed(res, ours, tvm, "relay purity DCE (#9542)")
 
 
 def _relax(task: Task, stage: _Stages) -> dict[str, Any]:
@@ -177,13 +169,17 @@ def _relax(task: Task, stage: _Stages) -> dict[str, Any]:
         before = bindings(at)
         ours = before - bindings(remove_bindings(at, set(res.removable())))
         tvm = before - bindings(relax.transform.DeadCodeElimination()(at))
+    return _analysed(res, ours, tvm, "relax.transform.DeadCodeElimination")
+
+
+def _analysed(res: Any, ours: int, tvm: int, tvm_pass: str) -> dict[str, Any]:
+    """The row fields of an analysed model (a Relay or a Relax result: same attributes)."""
     return {
         "size": {"bindings": res.metrics.get("bindings", 0),
                  "facts": res.extraction.facts.count(),
                  "nodes": len(res.extraction.ids.nodes)},
         "metrics": res.metrics,
-        "dce": {"aliaslog_removed": ours, "tvm_removed": tvm,
-                "tvm_pass": "relax.transform.DeadCodeElimination"},
+        "dce": {"aliaslog_removed": ours, "tvm_removed": tvm, "tvm_pass": tvm_pass},
         "engine": res.engine,
     }
 
