@@ -127,75 +127,58 @@ def perturb(v: Any) -> Any:
     return None
 
 
-def nesting(mod: A.Module, seeds: Sequence[int], entry: str = "main") -> dict[int, set[int]]:
-    """Let id -> ids of the lets bound while its value was being evaluated, on these runs."""
-    inside: dict[int, set[int]] = {}
-    stack: list[int] = []
-
-    def on_enter(let: A.Let) -> None:
-        stack.append(id(let))
-
-    def on_bind(let: A.Let, v: Any) -> Any:
-        if stack and stack[-1] == id(let):
-            stack.pop()
-        for outer in stack:
-            inside.setdefault(outer, set()).add(id(let))
-        return v
-
-    for s in seeds:
-        stack.clear()
-        run_observed(mod, s, entry, {"on_enter": on_enter, "on_bind": on_bind})
-    return inside
-
-
 def perturbation_live(mod: A.Module, seeds: Sequence[int], entry: str = "main"
                       ) -> tuple[set[int], set[int]]:
     """(live, perturbable): Let ids the runs' results depend on, dynamically.
 
-    A let is perturbed where it binds a tensor (or tuple of tensors), or where its value is a
-    ref_write / ref(...) of one (then the cell content is changed); it is live when that
-    changes a result. A let whose evaluation binds a live let (a call of a closure that does
-    a live write) is live too. This is dynamic dependence, not output equality: a binding
-    whose removal happens to change nothing (a zero gradient added into a zero cell) is live.
+    Perturbing a let changes the value it binds (a tensor, or a tuple of them) and the
+    content of every cell written or created while its value is evaluated (a ref_write, or
+    a call whose callee writes); it is live when that changes a result. Effects are
+    perturbed per evaluation, so a call that makes a cell nobody reads stays dead even if
+    the same `ref(...)` is live elsewhere. This is dynamic dependence, not output equality:
+    a binding whose removal happens to change nothing (a zero gradient added into a zero
+    cell) is live.
     """
     want = [run_observed(mod, s, entry) for s in seeds]
     lets = [e for f in mod.functions.values() for e in A.post_order(f) if isinstance(e, A.Let)]
     live: set[int] = set()
     perturbable: set[int] = set()
     for let in lets:
-        hit = [False]
+        state = {"active": 0, "hit": False}
 
-        def on_bind(b: A.Let, v: Any, let: A.Let = let, hit: list[bool] = hit) -> Any:
+        def on_enter(b: A.Let, let: A.Let = let, state: dict = state) -> None:
+            if b is let:
+                state["active"] += 1
+
+        def on_bind(b: A.Let, v: Any, let: A.Let = let, state: dict = state) -> Any:
             if b is not let:
                 return v
+            state["active"] -= 1
             p = perturb(v)
             if p is None:
                 return v
-            hit[0] = True
+            state["hit"] = True
             return p
 
-        def observer(event: str, node: A.Expr, cell: Any, let: A.Let = let,
-                     hit: list[bool] = hit) -> None:
-            if node is let.value and event in ("write", "create"):
+        def observer(event: str, node: A.Expr, cell: Any, state: dict = state) -> None:
+            if state["active"] > 0 and event in ("write", "create"):
                 p = perturb(cell.value)
                 if p is not None:
-                    hit[0] = True
+                    state["hit"] = True
                     cell.value = p
 
-        hooks = {"on_bind": on_bind, "observer": observer}
+        hooks = {"on_enter": on_enter, "on_bind": on_bind, "observer": observer}
         for s, w in zip(seeds, want, strict=True):
+            state["active"] = 0
             try:
                 changed = difference(run_observed(mod, s, entry, hooks), w) is not None
             except Exception:  # noqa: BLE001 - a run the perturbation breaks depends on it
                 changed = True
-            if hit[0]:
+            if state["hit"]:
                 perturbable.add(id(let))
             if changed:
                 live.add(id(let))
                 break
-    for outer, inner in nesting(mod, seeds, entry).items():
-        if inner & live:
-            live.add(outer)
     return live, perturbable
 
 
