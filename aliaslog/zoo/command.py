@@ -20,6 +20,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                     help="relay: skip the higher-order gradient versions")
     sp.add_argument("--no-lowered", action="store_true",
                     help="relax: skip the lowered versions")
+    sp.add_argument("--check", action="store_true",
+                    help="relax: also build each model with LLVM and compare with torch")
     sp.set_defaults(func=cmd_zoo)
 
 
@@ -37,10 +39,11 @@ def cmd_zoo(args: argparse.Namespace) -> int:
 
         _check_names(names, RELAX_MODELS)
         try:
-            entries = write_relax_zoo(out, names, lowered=not args.no_lowered)
+            entries = write_relax_zoo(out, names, lowered=not args.no_lowered,
+                                      check=args.check)
         except ZooUnavailable as exc:
             raise UsageError(str(exc)) from None
-    failed = [e for e in entries if getattr(e, "error", None)]
+    failed = [e for e in entries if e.error]
     for e in entries:
         print(e.describe())
     print(f"{len(entries) - len(failed)}/{len(entries)} models written to {out} "
