@@ -369,3 +369,18 @@ def test_fuzz_main_runs_and_reports(capsys):
     assert main(["--n", "2", "--start", "7", "--no-save", "--progress", "0"]) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert last.startswith(f"fuzz: 2 programs, {len(VARIANTS)} variants, 1 jobs, 0 failures (")
+
+
+def test_fuzz_main_with_two_jobs_reports_the_same(capsys):
+    """--jobs 2 checks the same seeds in a process pool and reports like one job."""
+    from .fuzz_main import main
+
+    assert main(["--n", "3", "--start", "7", "--jobs", "2", "--no-save", "--progress", "0",
+                 "--variants", "0"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert out[-1].startswith("fuzz: 3 programs, 1 variants, 2 jobs, 0 failures (")
+    constructs = [ln for ln in out if ln.startswith("fuzz: constructs:")]
+    assert main(["--n", "3", "--start", "7", "--no-save", "--progress", "0",
+                 "--variants", "0"]) == 0
+    assert constructs == [ln for ln in capsys.readouterr().out.splitlines()
+                          if ln.startswith("fuzz: constructs:")]
