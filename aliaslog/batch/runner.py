@@ -138,6 +138,7 @@ def _run_local(todo: list[Task], workers: int, time_limit: float, bar: Progress,
     try:
         while queue or any(w.task for w in pool):
             for w in [w for w in pool if w.task is None and not queue]:
+                sel.unregister(w.stdout)
                 w.close()
                 pool.remove(w)
             while queue and (len(pool) < workers or any(w.task is None for w in pool)):
