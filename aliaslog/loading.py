@@ -57,10 +57,18 @@ def write_atomically(path: str | os.PathLike[str], write: Callable[[str], None])
     os.close(fd)
     try:
         write(tmp)
+        os.chmod(tmp, _plain_file_mode())  # mkstemp makes 0600; outputs are ordinary files
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _plain_file_mode() -> int:
+    """The permissions `open(path, "w")` gives a new file under the current umask."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def write_text_atomically(path: str | os.PathLike[str], text: str) -> None:

@@ -14,10 +14,10 @@ import re
 import numpy as np
 import pytest
 
+from aliaslog import loading
 from aliaslog.grad_rules import get_rule
 from aliaslog.gradient import gradient_module
 from aliaslog.interpreter import evaluate, random_inputs
-from aliaslog.zoo import relay_models
 from aliaslog.zoo.relay_layers import pad_tuple2d, pad_tuple3d
 from aliaslog.zoo.relay_models import (
     RELAY_MODELS,
@@ -370,7 +370,7 @@ def test_write_relay_zoo_rejects_unknown_names_before_writing(tmp_path) -> None:
 
 
 def test_write_relay_zoo_leaves_no_partial_file(tmp_path, monkeypatch) -> None:
-    real_chmod = relay_models.os.chmod
+    real_chmod = loading.os.chmod
     written: list[str] = []
 
     def failing_chmod(path, mode):  # noqa: ANN001, ANN202
@@ -379,7 +379,7 @@ def test_write_relay_zoo_leaves_no_partial_file(tmp_path, monkeypatch) -> None:
             raise OSError("disk full")
         real_chmod(path, mode)
 
-    monkeypatch.setattr(relay_models.os, "chmod", failing_chmod)
+    monkeypatch.setattr(loading.os, "chmod", failing_chmod)  # after the text is written
     syn, lstm, mlp = write_relay_zoo(tmp_path, ["synthetic", "lstm", "mlp"], gradient=False)
     # lstm failed and left nothing behind (no lstm.relay, no temporary file); the rest went on
     assert {p.name for p in tmp_path.iterdir()} == {"synthetic.relay", "mlp.relay", "zoo.json"}

@@ -4,14 +4,13 @@ no external asset) so it can be archived, mailed or opened offline next to the C
 from __future__ import annotations
 
 import math
-import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..loading import write_atomically
+from ..loading import write_text_atomically
 from ..plots import (
     ALERT,
     PALETTE,
@@ -442,10 +441,4 @@ def write_report(rows: list[dict], meta: dict, path: Path) -> None:
     """Write the report to `path` through a temporary file and a rename (no half-written page)."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    page = render(rows, meta)
-
-    def write(tmp: str) -> None:
-        Path(tmp).write_text(page, encoding="utf-8")
-        os.chmod(tmp, 0o644)  # a report is for sharing: not mkstemp's private 0600
-
-    write_atomically(target, write)
+    write_text_atomically(target, render(rows, meta))

@@ -46,6 +46,8 @@ from pathlib import Path
 from types import MappingProxyType, ModuleType
 from typing import Any, TextIO
 
+from aliaslog.loading import write_atomically
+
 SEED = 0
 SEQ_LEN = 16
 IMAGE_SIZE = 32
@@ -663,27 +665,18 @@ def _native_stderr() -> Iterator[list[str]]:
                     out.append(line)
 
 
-def _file_mode() -> int:
-    """Permissions an ordinary `open(path, "w")` would give, since mkstemp makes files 0600."""
-    umask = os.umask(0o022)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
 def _atomic_write(path: Path, text: str, check: Callable[[Path], Any] | None = None) -> Any:
-    """Write to a temporary file beside `path`, check it, then rename: never a partial file."""
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=path.suffix)
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.chmod(tmp, _file_mode())
-        result = check(tmp) if check is not None else None
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return result
+    """Write through a temporary file beside `path`, check it there, then rename: never a
+    partial or unchecked file. Returns what `check` returned."""
+    result: list[Any] = [None]
+
+    def write(tmp: str) -> None:
+        Path(tmp).write_text(text, encoding="utf-8")
+        if check is not None:
+            result[0] = check(Path(tmp))
+
+    write_atomically(path, write)
+    return result[0]
 
 
 def _write_verified(zoo: Zoo, path: Path, text: str, mod: Any) -> ZooFile:

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aliaslog.loading import write_text_atomically
 from extractor.relay.ast import (
     Call,
     Expr,
@@ -764,17 +764,6 @@ class ZooEntry:
         return f"{line} (no gradient: {self.no_gradient})" if self.no_gradient else line
 
 
-def _write_text(path: Path, text: str) -> None:
-    """Write through a temporary file and a rename; readable by all, as a plain write would be."""
-    from aliaslog.loading import write_atomically
-
-    def write(tmp: str) -> None:
-        Path(tmp).write_text(text, encoding="utf-8")
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600
-
-    write_atomically(path, write)
-
-
 def _failure(err: BaseException) -> str:
     return str(err) if isinstance(err, LocatedError) else f"{type(err).__name__}: {err}"
 
@@ -789,7 +778,7 @@ def _write_model(name: str, out: Path, gradient: bool, types: bool) -> ZooEntry:
         entry.ops, entry.vars = sum(counts.values()), len(mod.functions["main"].params)
         entry.op_counts = dict(sorted(counts.items()))
         relay_path = out / f"{name}.relay"
-        _write_text(relay_path, astext(mod, types=typed.types if types else None))
+        write_text_atomically(relay_path, astext(mod, types=typed.types if types else None))
         entry.relay_path = str(relay_path)
     except Exception as err:  # noqa: BLE001 - one model's failure must not stop the zoo
         entry.error = _failure(err)
@@ -806,7 +795,7 @@ def _write_model(name: str, out: Path, gradient: bool, types: bool) -> ZooEntry:
 
         grad = infer_types(gradient_module(mod))
         grad_path = out / f"{name}.grad.relay"
-        _write_text(grad_path, astext(grad.module, types=grad.types if types else None))
+        write_text_atomically(grad_path, astext(grad.module, types=grad.types if types else None))
         entry.grad_path = str(grad_path)
     except Exception as err:  # noqa: BLE001
         entry.no_gradient = "gradient failed"
@@ -833,7 +822,7 @@ def write_relay_zoo(out_dir: str | Path, names: Iterable[str] | None = None,
         "source": f"tvm.relay.testing (TVM v{TVM_VERSION}), rebuilt by aliaslog.zoo",
         "models": [_index_row(e, out) for e in entries],
     }
-    _write_text(out / "zoo.json", json.dumps(index, indent=2) + "\n")
+    write_text_atomically(out / "zoo.json", json.dumps(index, indent=2) + "\n")
     return entries
 
 
