@@ -111,13 +111,13 @@ def run(task: Task) -> dict[str, Any]:
 
 def _relay(task: Task, stage: _Stages) -> dict[str, Any]:
     with stage("startup"):
-        from extractor.relay import ast as A
         from extractor.relay.typeinfer import infer_types
 
         from ..analysis import analyze
         from ..analysis_dce import remove_bindings
         from ..dce import purity_dce
         from ..loading import load_module
+        from ..scenario import count_lets
     with stage("load"):
         mod = load_module(task.path)
     with stage("typecheck"):
@@ -126,13 +126,10 @@ def _relay(task: Task, stage: _Stages) -> dict[str, Any]:
                   flow_sensitive=task.liveness == "flow-sensitive", timeout=task.solver_timeout)
     stage.add(res.timings)
 
-    def lets(m: A.Module) -> int:
-        return sum(isinstance(e, A.Let) for f in m.functions.values() for e in A.post_order(f))
-
     with stage("dce"):
-        before = lets(mod)
-        ours = before - lets(remove_bindings(mod, res))
-        tvm = before - lets(purity_dce(typed.module, typed.type_of))
+        before = count_lets(mod)
+        ours = before - count_lets(remove_bindings(mod, res))
+        tvm = before - count_lets(purity_dce(typed.module, typed.type_of))
     return _analysed(res, ours, tvm, "relay purity DCE (#9542)")
 
 
