@@ -33,16 +33,8 @@ from aliaslog.analysis import AnalysisResult, analyze
 from aliaslog.analysis_dce import remove_bindings
 from aliaslog.dce import dce
 from aliaslog.engines.souffle_backend import souffle_executable
-from aliaslog.interpreter import (
-    Closure,
-    ConstructorValue,
-    RefCell,
-    eval_expr,
-    evaluate,
-    random_inputs,
-)
-from aliaslog.oracle import CLOSURE_CALLS, MAX_CLOSURE_DEPTH
-from extractor.relay.ast import Call, Module, Var
+from aliaslog.oracle import run_observed
+from extractor.relay.ast import Module
 from extractor.relay.parser import parse
 from extractor.relay.typeinfer import infer_types
 
@@ -121,31 +113,10 @@ def check_dce(mod: Module, base: dict[int, Observation], opts: dict[str, Any],
 
 
 def observe_accesses(mod: Module, seed: int) -> list[tuple]:
-    """Ref accesses of running @main and then calling every returned closure as `observe` does
-    (same arguments, same depth), all seen by one recorder."""
+    """Ref accesses of running @main and then calling every returned closure as the result
+    observation does (same arguments, same depth), all seen by one recorder."""
     observer, accesses = access_recorder()
-    value = evaluate(mod, random_inputs(mod.functions["main"], seed), observer=observer)
-    open_cells: set[int] = set()
-
-    def walk(v: Any, depth: int) -> None:
-        if isinstance(v, tuple):
-            for x in v:
-                walk(x, depth)
-        elif isinstance(v, ConstructorValue):
-            for x in v.fields:
-                walk(x, depth)
-        elif isinstance(v, RefCell) and id(v) not in open_cells:
-            open_cells.add(id(v))
-            walk(v.value, depth)
-            open_cells.discard(id(v))
-        elif isinstance(v, Closure) and depth < MAX_CLOSURE_DEPTH:
-            for k in range(CLOSURE_CALLS):
-                args = random_inputs(v.func, seed + 100 * (k + 1))
-                f, xs = Var("f"), [Var(f"a{i}") for i in range(len(args))]
-                env = {f: v, **dict(zip(xs, args, strict=True))}
-                walk(eval_expr(Call(f, tuple(xs)), mod, env, observer=observer), depth + 1)
-
-    walk(value, 0)
+    run_observed(mod, seed, hooks={"observer": observer})
     return accesses
 
 
