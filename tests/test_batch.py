@@ -186,3 +186,28 @@ def test_csv_flattens_nested_columns() -> None:
     head, a, b = text.splitlines()
     assert head.endswith("stages:load,metrics:kept")
     assert a.endswith("1.0,2") and "x:1:2: parse error" in b
+
+
+def test_sigterm_stops_the_batch_like_ctrl_c(tmp_path: Path) -> None:
+    """A terminated batch writes the rows it has, exits 130, and the rerun resumes."""
+    import subprocess
+    import sys
+
+    src = tmp_path / "many"
+    src.mkdir()
+    for i in range(40):  # distinct bytes, so each copy is its own cache entry
+        (src / f"m{i:02d}.relay").write_text(
+            (DATA / "analysis" / "counter_factory.relay").read_text() + f"// {i}\n")
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "aliaslog.cli", "batch", str(src), "--out",
+                             str(out), "--workers", "1"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    first = proc.stderr.readline()  # one model done
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert "[ 1/40] ok" in first and proc.returncode == 130, err
+    done = len((out / "results.jsonl").read_text().splitlines())
+    assert 1 <= done < 40 and "run the same command again to resume" in err
+    again = run_batch([src], out, workers=1, progress=False)
+    assert len(again.rows) == 40 and sum(r["cached"] for r in again.rows) >= done

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import signal
 import sys
+from types import FrameType
 
 from ..analysis import CONTEXTS
 
@@ -44,9 +46,13 @@ def cmd_batch(args: argparse.Namespace) -> int:
     options = {"engine": args.engine, "context": args.context, "liveness": args.liveness,
                "relax_point": args.at}
     command = "aliaslog batch " + " ".join(shlex.quote(a) for a in sys.argv[2:])
-    res = run_batch(args.paths, args.out, task_options=options, workers=args.workers,
-                    time_limit=args.time_limit, force=args.force, dask_address=args.dask,
-                    progress=not args.quiet, command=command)
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        res = run_batch(args.paths, args.out, task_options=options, workers=args.workers,
+                        time_limit=args.time_limit, force=args.force, dask_address=args.dask,
+                        progress=not args.quiet, command=command)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     c = res.meta["counts"]
     print(f"{len(res.rows)} models: {c['ok']} ok, {c['error']} errors, {c['timeout']} timeouts "
           f"({c['cached']} from cache) -> {res.out}/report.html, results.jsonl, results.csv")
@@ -55,3 +61,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
               f"command again to resume", file=sys.stderr)
         return 130
     return 0
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM (a scheduler ending the job) stops the batch the way Ctrl-C does: resumable."""
+    raise KeyboardInterrupt

@@ -152,7 +152,7 @@ def _run_local(todo: list[Task], workers: int, time_limit: float, bar: Progress,
                 bar.started(task.path)
             now = time.monotonic()
             busy = [w for w in pool if w.task is not None]
-            wait = min((w.started + time_limit - now for w in busy), default=1.0)
+            wait = min((w.deadline(time_limit) - now for w in busy), default=1.0)
             for key, _ in sel.select(timeout=max(0.0, min(wait, 1.0))):
                 w = key.data
                 task = w.task
@@ -163,7 +163,7 @@ def _run_local(todo: list[Task], workers: int, time_limit: float, bar: Progress,
                         pool.remove(w)
                     done(task, row)
             for w in [w for w in pool if w.task is not None
-                      and time.monotonic() - w.started > time_limit]:
+                      and time.monotonic() > w.deadline(time_limit)]:
                 task = w.task
                 sel.unregister(w.stdout)
                 pool.remove(w)

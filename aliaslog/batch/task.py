@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 RELAY_SUFFIXES = (".relay", ".json")
+BEGIN = '{"event": "begin"}'  # the worker protocol's line before a row: imports are done
 RELAX_SUFFIXES = (".py",)
 
 
@@ -81,8 +82,12 @@ class _Stages:
             self.seconds[name] = self.seconds.get(name, 0.0) + s
 
 
-def run(task: Task) -> dict[str, Any]:
-    """Analyse one model and return its row; a user-level failure becomes an `error` row."""
+def run(task: Task, began: Callable[[], None] = lambda: None) -> dict[str, Any]:
+    """Analyse one model and return its row; a user-level failure becomes an `error` row.
+
+    `began` is called once the worker's imports are done, when the model's own work starts
+    (the runner's time limit counts from there).
+    """
     from extractor.relay.errors import LocatedError
 
     t0 = time.perf_counter()
@@ -92,10 +97,10 @@ def run(task: Task) -> dict[str, Any]:
         "variant": variant_of(task), "status": "ok", "error": None,
         "worker": f"pid {os.getpid()}",
     }
-    analyse: Callable[[Task, _Stages], dict[str, Any]] = (
+    analyse: Callable[[Task, _Stages, Callable[[], None]], dict[str, Any]] = (
         _relay if row["ir"] == "relay" else _relax)
     try:
-        row.update(analyse(task, stages))
+        row.update(analyse(task, stages, began))
     except LocatedError as err:
         row.update(status="error", error=err.render().splitlines()[0])
     except MemoryError:
@@ -109,7 +114,7 @@ def run(task: Task) -> dict[str, Any]:
     return row
 
 
-def _relay(task: Task, stage: _Stages) -> dict[str, Any]:
+def _relay(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, Any]:
     with stage("startup"):
         from extractor.relay.typeinfer import infer_types
 
@@ -118,6 +123,7 @@ def _relay(task: Task, stage: _Stages) -> dict[str, Any]:
         from ..dce import purity_dce
         from ..loading import load_module
         from ..scenario import count_lets
+    began()
     with stage("load"):
         mod = load_module(task.path)
     with stage("typecheck"):
@@ -133,7 +139,7 @@ def _relay(task: Task, stage: _Stages) -> dict[str, Any]:
     return _analysed(res, ours, tvm, "relay purity DCE (#9542)")
 
 
-def _relax(task: Task, stage: _Stages) -> dict[str, Any]:
+def _relax(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, Any]:
     with stage("startup"):  # importing tvm dominates small models; keep it out of "load"
         from tvm import relax
 
@@ -141,6 +147,7 @@ def _relax(task: Task, stage: _Stages) -> dict[str, Any]:
 
         from ..relax.analysis import analyze_relax
         from ..relax.dce_pass import remove_bindings
+    began()
     with stage("load"):
         mod = load_module(task.path)
     point = "input" if task.path.endswith(".lowered.py") else task.relax_point
@@ -185,13 +192,19 @@ def main() -> int:
     """Serve tasks: one JSON Task per stdin line, one JSON row per stdout line, until EOF.
 
     A worker lives for many models, so imports (tvm takes seconds) are paid once per worker.
+    Before a row, the line BEGIN says the imports are done and the model's own work starts.
     """
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
     out = sys.stdout
     sys.stdout = sys.stderr  # anything a library prints must not corrupt the protocol
+
+    def began() -> None:
+        out.write(BEGIN + "\n")
+        out.flush()
+
     for line in sys.stdin:
         if line.strip():
-            out.write(json.dumps(run(Task(**json.loads(line)))) + "\n")
+            out.write(json.dumps(run(Task(**json.loads(line)), began)) + "\n")
             out.flush()
     return 0
 

@@ -17,7 +17,9 @@ import tempfile
 import time
 from typing import IO, Any
 
-from .task import Task, ir_of, model_name, variant_of
+from .task import BEGIN, Task, ir_of, model_name, variant_of
+
+STARTUP_LIMIT = 300.0  # seconds a worker may spend importing before its first model starts
 
 
 def failure_row(task: Task, status: str, error: str, seconds: float, worker: str) -> dict[str, Any]:
@@ -36,7 +38,8 @@ class WorkerProcess:
             [sys.executable, "-m", "aliaslog.batch.task"], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=self._stderr, start_new_session=True)
         self.task: Task | None = None
-        self.started = 0.0
+        self.started = 0.0  # submission, then (BEGIN) the start of the model's own work
+        self.begun = False
         self._buf = b""
 
     @property
@@ -47,26 +50,34 @@ class WorkerProcess:
     def submit(self, task: Task) -> None:
         """Send one task; the row arrives on stdout (see `poll_row`)."""
         assert self.proc.stdin is not None and self.task is None
-        self.task, self.started = task, time.monotonic()
+        self.task, self.started, self.begun = task, time.monotonic(), False
         self.proc.stdin.write((json.dumps(task.__dict__) + "\n").encode())
         self.proc.stdin.flush()
 
     def poll_row(self) -> dict[str, Any] | None:
         """Read what is available; the row once a whole line is in, else None.
 
-        Call it when the stdout is readable. EOF means the worker died: that becomes an error
-        row carrying the last line it wrote to stderr (a fatal signal, a C++ abort, ...).
+        Call it when the stdout is readable. The BEGIN line restarts the clock: the time limit
+        counts the model's own work, not the worker's imports. EOF means the worker died: that
+        becomes an error row carrying the last line it wrote to stderr (a fatal signal, ...).
         """
         assert self.task is not None
         chunk = os.read(self.stdout.fileno(), 1 << 20)
         if not chunk:
             return self._died()
         self._buf += chunk
-        if b"\n" not in self._buf:
-            return None
-        line, self._buf = self._buf.split(b"\n", 1)
-        self.task = None
-        return json.loads(line)
+        while b"\n" in self._buf:
+            line, self._buf = self._buf.split(b"\n", 1)
+            if line.decode() == BEGIN:
+                self.started, self.begun = time.monotonic(), True
+                continue
+            self.task = None
+            return json.loads(line)
+        return None
+
+    def deadline(self, limit: float) -> float:
+        """When the task overruns: `limit` after BEGIN; before it, imports get STARTUP_LIMIT."""
+        return self.started + (limit if self.begun else max(limit, STARTUP_LIMIT))
 
     def wait_row(self, limit: float) -> dict[str, Any]:
         """Block until the row arrives or `limit` seconds from submission pass (then kill)."""
@@ -74,7 +85,7 @@ class WorkerProcess:
         with selectors.DefaultSelector() as sel:
             sel.register(self.stdout, selectors.EVENT_READ)
             while True:
-                left = self.started + limit - time.monotonic()
+                left = self.deadline(limit) - time.monotonic()
                 if left <= 0:
                     return self.time_out(limit)
                 if sel.select(left):
