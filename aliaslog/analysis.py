@@ -1,4 +1,9 @@
-"""Relay -> facts -> rules -> AnalysisResult: keep/remove verdicts with reasons, keyed by node."""
+"""Relay -> facts -> rules -> AnalysisResult: keep/remove verdicts with reasons, keyed by node.
+
+The facts describe the program as TVM's debug executor runs it (`prepare`: A-normal form, so a
+shared graph node is one binding evaluated once); `source_view()` reports the verdicts against
+the program as written.
+"""
 
 from __future__ import annotations
 
@@ -13,9 +18,11 @@ from pathlib import Path
 from datalog_rules import MAIN
 from extractor.facts import unescape_symbol
 from extractor.relay import ast as A
+from extractor.relay.transforms.prepare import Prepared, prepare
 from extractor.relay_facts import Extraction, extract_relay, load_op_effects
 
 from .engines import solve
+from .source_view import SourceView
 
 REASONS = {
     "demanded": "its value is demanded",
@@ -56,10 +63,27 @@ class AnalysisResult:
     metrics: dict[str, int] = field(default_factory=dict)
     _why: dict[Item, list[Item]] = field(default_factory=dict, repr=False)
     _roots: dict[Item, str] = field(default_factory=dict, repr=False)
+    source: A.Module | None = None  # the program as written
+    prepared: Prepared | None = None  # what was analysed: its normal form and provenance
+    _view: SourceView | None = field(default=None, repr=False)
+    _temps: dict[int, str] | None = field(default=None, repr=False)
+    _by_source: dict[int, str] | None = field(default=None, repr=False)
+
+    def source_view(self) -> SourceView:
+        """The verdicts on the input program's lets and graph bindings."""
+        if self._view is None:
+            self._view = SourceView(self)
+        return self._view
+
+    def best_reason(self, bid: str) -> Reason:
+        """The reason `explain` starts from for a kept binding."""
+        return _best(self.reasons[bid])
 
     # ------------------------------------------------------------------- bindings
+    # Two levels: the program as written (kept, removable, reasons_for: what a user asks
+    # about), and the analysed normal form (bindings, analysed_*: what the oracle runs).
     def bindings(self) -> Iterator[tuple[str, A.Let]]:
-        """Every let binding with its id, in id order."""
+        """Every let binding of the analysed program with its id, in id order."""
         ids = self.extraction.ids
         for bid in sorted(ids.binding_of, key=lambda b: int(b[1:])):
             yield bid, ids.binding_of[bid]
@@ -67,28 +91,64 @@ class AnalysisResult:
     def binding_id(self, let: A.Let) -> str:
         return self.extraction.ids.binding_id[id(let)]
 
-    def is_kept(self, let: A.Let) -> bool:
-        return self.binding_id(let) in self.kept_ids
-
-    def is_removable(self, let: A.Let) -> bool:
-        return self.binding_id(let) in self.removable_ids
-
-    def kept(self) -> list[A.Let]:
+    def analysed_kept(self) -> list[A.Let]:
         return [let for bid, let in self.bindings() if bid in self.kept_ids]
 
-    def removable(self) -> list[A.Let]:
+    def analysed_removable(self) -> list[A.Let]:
         return [let for bid, let in self.bindings() if bid in self.removable_ids]
 
+    def kept(self) -> list[A.Let]:
+        """The input program's lets that DCE keeps (all or part of)."""
+        if self.source is None:
+            return self.analysed_kept()
+        return self.source_view().kept()
+
+    def removable(self) -> list[A.Let]:
+        """The input program's lets that DCE removes whole."""
+        if self.source is None:
+            return self.analysed_removable()
+        return self.source_view().removable()
+
+    def is_kept(self, let: A.Let) -> bool:
+        return not self.is_removable(let)
+
+    def is_removable(self, let: A.Let) -> bool:
+        verdict = self.source_view().verdict(let) if self.source is not None else None
+        if verdict is None:
+            return self.binding_id(let) in self.removable_ids
+        return not verdict.kept
+
     def reasons_for(self, let: A.Let) -> list[Reason]:
-        return self.reasons.get(self.binding_id(let), [])
+        """Why a let of the input (or of the analysed program) is kept; [] when removable."""
+        verdict = self.source_view().verdict(let) if self.source is not None else None
+        bid = verdict.binding if verdict is not None else self.binding_id(let)
+        if verdict is not None and not verdict.kept:
+            return []
+        return self.reasons.get(bid, []) if bid is not None else []
 
     # ------------------------------------------------------------- points-to, alias
     def node(self, nid: str) -> object:
         return self.extraction.ids.nodes.get(nid)
 
+    def node_id_of(self, e: A.Expr) -> str | None:
+        """The analysed node that stands for e, a node of the input or of the analysed program
+        (the normal form rebuilds every compound node: its binding's value stands for it)."""
+        ids = self.extraction.ids
+        nid = ids.node_id.get(id(e))
+        if nid is not None or self.prepared is None:
+            return nid
+        if self._by_source is None:
+            origin = self.prepared.anf.provenance.origin
+            self._by_source = {}
+            for _, let in self.bindings():
+                o = origin.get(id(let))
+                if o is not None:
+                    self._by_source.setdefault(id(o.source), ids.id(let.value))
+        return self._by_source.get(id(e))
+
     def points_to(self, e: A.Expr) -> set[str]:
         """Object ids (allocation-site node ids, or "$opaque") that e may evaluate to."""
-        nid = self.extraction.ids.node_id.get(id(e))
+        nid = self.node_id_of(e)
         return {o for n, o in self.relations["pts"] if n == nid}
 
     def may_alias_pairs(self) -> list[tuple[A.Var, A.Var]]:
@@ -126,11 +186,44 @@ class AnalysisResult:
         return succ
 
     # ----------------------------------------------------------------------- explain
-    def explain(self, let: A.Let) -> list[str]:
-        """The chain of reasons from a kept binding to a root (result, escape, unknown effect)."""
+    def explain(self, node: A.Expr) -> list[str]:
+        """The chain of reasons from a kept binding to a root (result, escape, unknown effect).
+
+        node is a let of the input program, a shared node of it (a graph binding), or a let of
+        the analysed program.
+        """
         if "dem_edge" not in self.relations:
             raise ValueError("this result was computed with explain=False")
-        bid = self.binding_id(let)
+        verdict = self.source_view().verdict(node) if self.source is not None else None
+        if verdict is None and isinstance(node, A.Let):
+            return self._explain(self.binding_id(node), node)
+        if verdict is None:
+            raise ValueError("not a binding of the analysed program")
+        name = self.name_of(node)
+        if not verdict.kept or verdict.binding is None:
+            return [f"{name}{self.where(node)} is removable: nothing demands its value or "
+                    "effects"]
+        decider = self.extraction.ids.binding_of[verdict.binding]
+        lines = self._explain(verdict.binding, decider)
+        own = isinstance(node, A.Let) and decider.var is node.var
+        if not own:
+            what = self.describe(self.extraction.ids.id(decider.value))
+            lines[0] = (f"{name}{self.where(node)} is kept: evaluating it evaluates {what}, which "
+                        "is kept")
+        return lines
+
+    def name_of(self, node: A.Expr) -> str:
+        """How the user knows a binding: its variable, or `the shared ...` for a graph node."""
+        if isinstance(node, A.Let):
+            return _var_name(node.var)
+        return f"the shared node {self.describe(self.extraction.ids.id(self._bound(node)))}"
+
+    def _bound(self, node: A.Expr) -> A.Expr:
+        view = self.source_view()
+        bid = view.graph_verdicts[id(node)].binding
+        return self.extraction.ids.binding_of[bid].value  # type: ignore[index]
+
+    def _explain(self, bid: str, let: A.Let) -> list[str]:
         name = _var_name(let.var)
         if bid not in self.kept_ids:
             return [f"{name}{self.where(let)} is removable: nothing demands its value or effects"]
@@ -184,6 +277,15 @@ class AnalysisResult:
                 return o
         return None
 
+    def _temp_values(self) -> dict[int, str]:
+        """id(variable the normal form made up) -> node id of the value it names."""
+        if self._temps is None:
+            prov = self.prepared.anf.provenance if self.prepared is not None else None
+            self._temps = {} if prov is None else {
+                id(let.var): self.extraction.ids.id(let.value)
+                for let in self.extraction.ids.binding_of.values() if prov.is_temp(let.var)}
+        return self._temps
+
     def where(self, node: object) -> str:
         span = getattr(node, "span", None)
         if isinstance(node, A.Let) and span is None:
@@ -196,7 +298,8 @@ class AnalysisResult:
             return "a value from outside the program"
         node = self.node(nid)
         if isinstance(node, A.Var):
-            return _var_name(node)
+            value = self._temp_values().get(id(node))
+            return _var_name(node) if value is None else self.describe(value)
         if isinstance(node, A.Function) and nid in self.extraction.ids.func_name:
             name = self.extraction.ids.func_name[nid]
             return f"function {name}{self.where(node)}" if name != "fn" else f"fn{self.where(node)}"
@@ -271,6 +374,11 @@ def analysis_defines(context: str = "insensitive", flow_sensitive: bool = False)
     return {**CONTEXTS[context], **({"FLOW_SENSITIVE": "1"} if flow_sensitive else {})}
 
 
+def analysis_program(mod: A.Module) -> A.Module:
+    """The program the analysis of mod reasons about: mod as the debug executor runs it."""
+    return prepare(mod, simplify=False).module
+
+
 def analyze(
     mod: A.Module,
     *,
@@ -294,7 +402,10 @@ def analyze(
     timings: dict[str, float] = {}
     defines = analysis_defines(context, flow_sensitive)  # a bad variant fails before any work
     t0 = time.perf_counter()
-    extraction = extract_relay(mod, entry, load_op_effects(*(op_effects or ())))
+    prepared = prepare(mod, simplify=False)
+    timings["prepare"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    extraction = extract_relay(prepared.module, entry, load_op_effects(*(op_effects or ())))
     timings["facts"] = time.perf_counter() - t0
     with tempfile.TemporaryDirectory(prefix="aliaslog-") as tmp:
         base = Path(keep_files) if keep_files is not None else Path(tmp)
@@ -315,6 +426,7 @@ def analyze(
         timings["solve"] = time.perf_counter() - t1
     t2 = time.perf_counter()
     result = read_back(extraction, solved.relations, solved.engine, solved.seconds)
+    result.source, result.prepared = mod, prepared
     timings["read-back"] = time.perf_counter() - t2
     result.timings = timings
     return result

@@ -144,7 +144,9 @@ def _cmd_facts(args: argparse.Namespace) -> int:
         return relax_cli.cmd_facts(args)
     from extractor.relay_facts import extract_relay, load_op_effects
 
-    mod = load_module(args.file)
+    from .analysis import analysis_program
+
+    mod = analysis_program(load_module(args.file))
     extraction = extract_relay(mod, args.entry, load_op_effects(*args.op_effects))
     print(publish_facts(extraction.facts, args.output))
     return 0
@@ -156,21 +158,21 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     import json
 
     result = _analyze(args)
+    kept, removable = len(result.kept()), len(result.removable())
     if args.json:
         doc = {
             "file": args.file,
             "engine": result.engine,
             "seconds": round(sum(result.timings.values()), 6),
             "timings": {k: round(v, 6) for k, v in result.timings.items()},
-            "bindings": len(result.kept_ids) + len(result.removable_ids),
-            "kept": len(result.kept_ids),
-            "removable": len(result.removable_ids),
+            "bindings": kept + removable,
+            "kept": kept,
+            "removable": removable,
             "metrics": result.metrics,
         }
         print(json.dumps(doc, indent=2))
         return 0
-    print(f"{args.file}: {len(result.kept_ids)} bindings kept, "
-          f"{len(result.removable_ids)} removable ({result.engine}, "
+    print(f"{args.file}: {kept} bindings kept, {removable} removable ({result.engine}, "
           f"{sum(result.timings.values()):.3f} s)")
     width = max(len(n) for n in result.metrics)
     for name, value in result.metrics.items():
@@ -181,9 +183,10 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
 def _cmd_explain(args: argparse.Namespace) -> int:
     result = _analyze(args)
     wanted = args.binding.lstrip("%")
-    matches = [let for _, let in result.bindings() if let.var.name_hint == wanted]
+    lets = result.source_view().lets
+    matches = [let for let in lets if let.var.name_hint == wanted]
     if not matches:
-        names = sorted({let.var.name_hint for _, let in result.bindings()})
+        names = sorted({let.var.name_hint for let in lets})
         import difflib
 
         close = difflib.get_close_matches(wanted, names, n=3)

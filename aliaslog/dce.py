@@ -85,7 +85,7 @@ def dce(
         from .analysis import analyze
         from .analysis_dce import remove_bindings
 
-        return remove_bindings(mod, analyze(mod, explain=False, **analysis_options))
+        return remove_bindings(analyze(mod, explain=False, **analysis_options))
     raise ValueError(
         f"unknown DCE mode {mode!r}: valid modes are {', '.join(repr(m) for m in MODES)}"
     )

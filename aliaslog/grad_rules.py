@@ -24,7 +24,6 @@ from collections.abc import Callable
 import numpy as np
 
 from extractor.relay.ast import (
-    Attrs,
     Call,
     Constant,
     Expr,
@@ -39,6 +38,7 @@ from extractor.relay.ast import (
 )
 from extractor.relay.op_types import Defer, OpAttrs, RelError, Result, relation
 from extractor.relay.ops import NO_DEFAULT, lookup
+from extractor.relay.ops import make_call as op
 
 GradRule = Callable[[Call, Expr], list[Expr]]
 
@@ -67,35 +67,6 @@ def get_rule(name: str) -> GradRule | None:
 
 
 # ------------------------------------------------------------------------------------- builders
-
-
-def op(name: str, *args: Expr, **attrs: object) -> Call:
-    """`name(args, attrs)`: attrs in declared field order, fields at their default left out.
-
-    Leaving defaults out is the form the printer writes and the parser reads back.
-    """
-    d = lookup(name)
-    if d is None:
-        raise KeyError(name)
-    items = []
-    for f in d.attr_fields:
-        if f.name in attrs:
-            v = _attr_value(attrs.pop(f.name))
-            if f.default is NO_DEFAULT or v != _attr_value(f.default):
-                items.append((f.name, v))
-    if attrs:
-        raise KeyError(f"{name}: unknown attributes {sorted(attrs)}")
-    return Call(Op(name), tuple(args), Attrs(tuple(items), d.attrs_type_key if items else None))
-
-
-def _attr_value(v: object) -> object:
-    if isinstance(v, list | tuple):
-        return tuple(_attr_value(x) for x in v)
-    if isinstance(v, np.integer):
-        return int(v)
-    if isinstance(v, np.floating):
-        return float(v)
-    return v
 
 
 def type_of(e: Expr) -> Type:

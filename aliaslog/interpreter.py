@@ -1,10 +1,12 @@
 """A numpy interpreter for Relay with the semantics of TVM v0.19's debug interpreter.
 
 It is the ground truth that DCE results are checked against, so it follows interpreter.cc rather
-than what would be convenient: no memoisation (a DAG-shared node, `ref(..)` included, is evaluated
-again each time it is reached), call arguments are evaluated before the callee, `ref_write`
-evaluates the ref before the value and yields `()`, closures capture their environment, and a
-let-bound function literal can call itself through its let variable.
+than what would be convenient: a program is first prepared as the debug executor prepares it
+(`extractor.relay.transforms.prepare`: SimplifyInference, ToANormalForm, EtaExpand), so a
+DAG-shared node, `ref(..)` included, is evaluated once, where ToANormalForm binds it; call
+arguments are evaluated before the callee, `ref_write` evaluates the ref before the value and
+yields `()`, closures capture their environment, and a let-bound function literal can call
+itself through its let variable.
 
 The evaluator is a CEK-style machine over an explicit continuation stack, so neither long let
 chains nor long chains of closure calls (a backpropagator calling the previous one, 10,000 deep)
@@ -50,6 +52,7 @@ from extractor.relay.ast import (
 )
 from extractor.relay.errors import LocatedError, Span
 from extractor.relay.ops import OPS
+from extractor.relay.transforms.prepare import prepare, prepare_expr
 
 from .op_impls import OP_IMPLS, OpError, np_dtype
 
@@ -587,10 +590,13 @@ _MODES = (None, "debug", "interpreter")
 
 def evaluate(mod: Module, args: Sequence[Value], entry: str = "main", *,
              mode_str: str | None = None, observer: Observer | None = None,
-             on_bind: Binder | None = None, on_enter: Enter | None = None) -> Value:
+             on_bind: Binder | None = None, on_enter: Enter | None = None,
+             prepared: bool = False) -> Value:
     """Run `@entry` of mod on argument values, as `create_executor("debug", mod).evaluate()`.
 
     mode_str names the executor; only the debug interpreter ("debug", the default) exists.
+    mod is prepared first, unless `prepared` says it already is (the dynamic oracle runs the
+    very nodes the analysis saw, so that its hooks can name them).
     observer, when given, is told of every ref create/read/write with the node and the cell;
     on_bind, when given, may replace the value of every let binding as it is bound, and
     on_enter is told when a let's value starts evaluating (with on_bind: a let evaluated
@@ -612,15 +618,22 @@ def evaluate(mod: Module, args: Sequence[Value], entry: str = "main", *,
         problem = _type_mismatch(p.type_annotation, a)
         if problem:
             raise EvalError(f"argument for %{p.name_hint}: {problem}", p.span or fn.span)
+    if not prepared:
+        mod = prepare(mod).module
     m = _Machine(mod, observer, on_bind, on_enter)
     return m.call(m._global(name, fn.span), values, fn)
 
 
 def eval_expr(e: Expr, mod: Module | None = None, env: Mapping[Var, Value] | None = None, *,
               observer: Observer | None = None, on_bind: Binder | None = None,
-              on_enter: Enter | None = None) -> Value:
-    """Evaluate a closed expression (or one whose free vars env binds) in an optional module."""
-    m = _Machine(mod if mod is not None else Module({}), observer, on_bind, on_enter)
+              on_enter: Enter | None = None, prepared: bool = False) -> Value:
+    """Evaluate an expression (its free vars bound by env) in an optional module; both are
+    prepared first unless `prepared` says they already are."""
+    mod = mod if mod is not None else Module({})
+    if not prepared:
+        e = prepare_expr(e, mod)
+        mod = prepare(mod).module
+    m = _Machine(mod, observer, on_bind, on_enter)
     start = {id(v): _as_value(x) for v, x in (env or {}).items()}
     return m.run(e, start)
 

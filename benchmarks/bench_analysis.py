@@ -37,7 +37,7 @@ def seed_end_to_end(engine: str) -> tuple[float, int]:
     t0 = time.perf_counter()
     grad = gradient_module(infer_types(parse_file(SEED)).module)
     result = analyze(grad, engine=engine, explain=False)
-    remove_bindings(grad, result)
+    remove_bindings(result)
     return time.perf_counter() - t0, len(result.kept_ids) + len(result.removable_ids)
 
 

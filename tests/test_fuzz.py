@@ -105,7 +105,7 @@ def analysis(mod: Module, opts: dict[str, Any]) -> AnalysisResult:
 def check_dce(mod: Module, base: dict[int, Observation], opts: dict[str, Any],
               result: AnalysisResult | None = None) -> None:
     """Analysis-guided DCE type-checks and changes no observation."""
-    pruned = remove_bindings(mod, result or analysis(mod, opts))
+    pruned = remove_bindings(result or analysis(mod, opts))
     infer_types(pruned)
     for seed in SEEDS:
         assert_same_observation(run(pruned, seed), base[seed],
@@ -113,10 +113,11 @@ def check_dce(mod: Module, base: dict[int, Observation], opts: dict[str, Any],
 
 
 def observe_accesses(mod: Module, seed: int) -> list[tuple]:
-    """Ref accesses of running @main and then calling every returned closure as the result
-    observation does (same arguments, same depth), all seen by one recorder."""
+    """Ref accesses of running an analysed program's @main and then calling every returned
+    closure as the result observation does (same arguments, same depth), all seen by one
+    recorder."""
     observer, accesses = access_recorder()
-    run_observed(mod, seed, hooks={"observer": observer})
+    run_observed(mod, seed, hooks={"observer": observer}, prepared=True)
     return accesses
 
 
@@ -125,7 +126,7 @@ def check_oracle(mod: Module, opts: dict[str, Any], result: AnalysisResult | Non
     """Observed cells, aliases and write->read flows are allowed by the static result."""
     result = result or analysis(mod, opts)
     for seed in SEEDS:
-        check_accesses(result, observe_accesses(mod, seed),
+        check_accesses(result, observe_accesses(result.extraction.module, seed),
                        f"oracle ({variant_id(opts)}), input seed {seed}")
 
 

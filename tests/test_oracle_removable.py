@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from aliaslog.analysis import analyze
+from aliaslog.analysis import analysis_program, analyze
 from aliaslog.cli import main
 from aliaslog.oracle import oracle_removable, perturb, perturbation_live
 from aliaslog.precision import Variant, measure
@@ -35,7 +35,7 @@ def lets_by_name(mod: A.Module) -> dict[str, A.Let]:
 
 
 def test_perturbation_sees_dependence_that_removal_misses() -> None:
-    mod = infer_types(parse(PROGRAM)).module
+    mod = analysis_program(infer_types(parse(PROGRAM)).module)
     lets = lets_by_name(mod)
     live, perturbable = perturbation_live(mod, (0, 1))
     assert {id(lets[n]) for n in ("z", "v")} <= live
@@ -62,7 +62,8 @@ def test_perturb_changes_every_kind_of_tensor() -> None:
 def test_analysis_removes_what_the_oracle_shows_dead_here() -> None:
     mod = infer_types(parse(PROGRAM)).module
     res = analyze(mod, engine="embedded", explain=False)
-    assert {id(let) for let in res.removable()} == oracle_removable(mod, (0,))
+    assert {id(let) for let in res.analysed_removable()} == oracle_removable(
+        res.extraction.module, (0,))
     (row,) = measure(mod, "p", (Variant("insensitive", False),), (0,), "embedded")
     assert (row.oracle_removable, row.removed_of_oracle, row.dce_recall) == (3, 3, 1.0)
 

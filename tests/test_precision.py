@@ -48,8 +48,8 @@ def test_bad_variant_and_empty_input_are_clear_errors(tmp_path, capsys):
 
 def test_oracle_sees_aliases_the_analysis_allows():
     mod = infer_types(parse_file(PRECISION / "identity_on_two_cells.relay")).module
-    obs = observe(mod, (0,))
     res = analyze(mod, engine="embedded")
+    obs = observe(res.extraction.module, (0,))
     assert obs.alias_pairs(res)  # %a and %a2 hold the same cell
     assert unsound_findings(res, obs) == []
     [row] = measure(mod, "p", (Variant("1-call", False),), (0,), "embedded")
@@ -62,6 +62,6 @@ def test_oracle_reports_what_a_broken_analysis_would_miss():
     res = analyze(mod, engine="embedded")
     res.relations["pts"] = []
     res.relations["may_alias"] = []
-    findings = unsound_findings(res, observe(mod, (0,)))
+    findings = unsound_findings(res, observe(res.extraction.module, (0,)))
     assert any("outside its static points-to set" in f for f in findings)
     assert any("not a static may-alias pair" in f for f in findings)

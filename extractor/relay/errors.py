@@ -74,3 +74,9 @@ class JsonLoadError(LocatedError):
     """A `tvm.ir.save_json` document that does not describe a Relay module or expression."""
 
     kind = "json error"
+
+
+class TransformError(LocatedError):
+    """A Relay transform cannot be applied to a program as TVM would apply it."""
+
+    kind = "transform error"

@@ -9,6 +9,10 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
+import numpy as np
+
+from .ast import Attrs, Call, Expr, Op
+
 NO_DEFAULT = object()  # a field without a default is always printed (e.g. `units=None`)
 
 
@@ -184,6 +188,36 @@ for _op in (
 def lookup(name: str) -> OpDef | None:
     """The registered operator called name, or None."""
     return OPS.get(name)
+
+
+def make_call(name: str, *args: Expr, **attrs: object) -> Call:
+    """`name(args, attrs)`: attrs in declared field order, fields at their default left out.
+
+    Leaving defaults out is the form the printer writes and the parser reads back; passes that
+    build calls (gradient rules, SimplifyInference) all go through here.
+    """
+    d = lookup(name)
+    if d is None:
+        raise KeyError(name)
+    items = []
+    for f in d.attr_fields:
+        if f.name in attrs:
+            v = _attr_value(attrs.pop(f.name))
+            if f.default is NO_DEFAULT or v != _attr_value(f.default):
+                items.append((f.name, v))
+    if attrs:
+        raise KeyError(f"{name}: unknown attributes {sorted(attrs)}")
+    return Call(Op(name), tuple(args), Attrs(tuple(items), d.attrs_type_key if items else None))
+
+
+def _attr_value(v: object) -> object:
+    if isinstance(v, list | tuple):
+        return tuple(_attr_value(x) for x in v)
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.floating):
+        return float(v)
+    return v
 
 
 def closest(name: str, n: int = 3) -> list[str]:

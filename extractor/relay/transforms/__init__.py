@@ -1,0 +1,1 @@
+"""Relay-to-Relay passes of TVM v0.19 that the interpreter and the analysis run first."""
