@@ -106,6 +106,18 @@ def _cmd_grad(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_anf(args: argparse.Namespace) -> int:
+    from extractor.relay.printer import astext
+    from extractor.relay.transforms.anf import to_a_normal_form
+    from extractor.relay.typeinfer import infer_types
+
+    anf = to_a_normal_form(load_module(args.file)).module
+    typed = infer_types(anf) if args.types else None
+    _emit(astext(typed.module if typed else anf, types=typed.types if typed else None),
+          args.output)
+    return 0
+
+
 def _cmd_dce(args: argparse.Namespace) -> int:
     if is_relax_file(args.file):
         return relax_cli.cmd_dce(args)
@@ -357,6 +369,13 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--entry", default="main")
     sp.add_argument("--types", action="store_true", help="print /* ty=... */ comments")
     sp.set_defaults(func=_cmd_grad)
+
+    sp = sub.add_parser("anf", help="TVM's ToANormalForm of a Relay program: every "
+                                    "subexpression let-bound once, where its uses meet")
+    sp.add_argument("file")
+    sp.add_argument("-o", "--output", help="write Relay text here instead of stdout")
+    sp.add_argument("--types", action="store_true", help="infer types and print them")
+    sp.set_defaults(func=_cmd_anf)
 
     sp = sub.add_parser("dce", help="dead-code elimination (Relay text, or Relax TVMScript .py)")
     sp.add_argument("file")

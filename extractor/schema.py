@@ -43,7 +43,8 @@ def _rel(name: str, cols: str, doc: str) -> Relation:
 SCHEMA: tuple[Relation, ...] = (
     # --- structure and value flow (IR-agnostic core)
     _rel("node", "n:Node, kind:symbol, func:Node",
-         "every expression node, its syntactic kind and the function it sits in"),
+         "every expression node, its syntactic kind and the function it sits in (for a "
+         "variable: the function that binds it)"),
     _rel("node_loc", "n:Node, line:number, col:number", "source position of a node"),
     _rel("func", "f:Node, body:Node", "a function (global or literal) and its body expression"),
     _rel("global_func", "name:symbol, f:Node", "a module-level function `@name`"),
