@@ -14,9 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aliaslog.engines import EngineError, available_engines, solve
-from aliaslog.engines.base import read_tsv, sort_rows
-from aliaslog.engines.clingo_backend import clingo_name, parse_atom_args, quote
-from aliaslog.engines.souffle_subset import load_program
+from aliaslog.engines.base import sort_rows
+from aliaslog.engines.dialect import load_program
+from aliaslog.engines.embedded.model import parse_atom_args
+from aliaslog.engines.embedded.translate import clingo_name, quote
+from aliaslog.engines.tsv import read_tsv
 
 ROOT = Path(__file__).parents[1]
 DATA = ROOT / "tests" / "data" / "engines"

@@ -15,8 +15,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from aliaslog.engines.base import EngineError, Row, read_tsv
-from aliaslog.engines.souffle_subset import Program
+from aliaslog.engines.base import EngineError, Row
+from aliaslog.engines.dialect import Program
+from aliaslog.engines.tsv import read_tsv
 
 _SAFE_PATH = re.compile(r'^[^"`$\\\n]*$')
 _MACRO = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

@@ -1,0 +1,69 @@
+"""Ground and solve a translated program with clingo; return the output relations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from aliaslog.engines.base import EngineError, Row
+from aliaslog.engines.dialect.program import Program
+from aliaslog.engines.embedded.facts import facts_text
+from aliaslog.engines.embedded.model import read_relation
+from aliaslog.engines.embedded.translate import clingo_name, translate_rules
+
+
+def run_clingo(program: Program, facts_dir: Path, outputs: list[str],
+               rules: str | None = None) -> dict[str, list[Row]]:
+    """Ground and solve program + facts; return the shown output relations as typed rows.
+
+    `rules` is translate_rules(program) when the caller has it cached.
+    """
+    import clingo
+
+    try:
+        if rules is None:
+            rules = translate_rules(program)
+        facts, _n = facts_text(program, facts_dir)
+    except RecursionError:
+        raise EngineError("a term or record value is nested too deeply to translate") from None
+    shows = []
+    by_cname: dict[str, str] = {}
+    for name in outputs:
+        rel = program.relations[name]
+        cname = clingo_name(name)
+        by_cname[cname] = name
+        shows.append(f"#show {cname}/{len(rel.kinds)}.")
+    messages: list[str] = []
+
+    def logger(code, msg: str) -> None:
+        if len(messages) < 20:
+            messages.append(msg.strip())
+
+    ctl = clingo.Control(["--warn=none"], logger=logger, message_limit=20)
+    try:
+        ctl.add("base", [], rules)
+        ctl.add("base", [], "\n".join(shows) + "\n")
+        del rules
+        ctl.add("base", [], facts)
+        del facts
+        ctl.ground([("base", [])])
+    except RuntimeError as exc:
+        raise EngineError("clingo failed: " + "\n".join(messages or [str(exc)])) from None
+    shown: list[str] = []
+
+    def on_model(model) -> None:
+        shown.extend(str(s) for s in model.symbols(shown=True))
+
+    result = ctl.solve(on_model=on_model)
+    if not result.satisfiable:
+        raise EngineError("clingo found no model (the program has no consistent answer)")
+    grouped: dict[str, list[str]] = {}
+    for s in shown:
+        paren = s.find("(")
+        cname = s if paren < 0 else s[:paren]
+        grouped.setdefault(cname, []).append(s)
+    rows: dict[str, list[Row]] = {name: [] for name in outputs}
+    for cname, strs in grouped.items():
+        name = by_cname.get(cname)
+        if name is not None:
+            rows[name] = read_relation(cname, strs, program.relations[name].kinds)
+    return rows

@@ -1,0 +1,211 @@
+"""`solve()`: pick an engine, evaluate a Soufflé program on facts, publish the outputs.
+
+The embedded engine keeps parsed programs (valid while their files are unchanged) and their
+clingo text per set of empty inputs, so repeated solves pay for neither again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from aliaslog.engines.base import EngineError, Row, SolveResult, sort_rows
+from aliaslog.engines.dialect import Program, load_program
+from aliaslog.engines.publish import publish_dir
+from aliaslog.engines.tsv import write_tsv
+
+log = logging.getLogger("aliaslog.engines")
+
+ENGINES = ("auto", "souffle", "embedded")
+
+
+def available_engines() -> list[str]:
+    """`embedded` always; `souffle` when a `souffle` executable is on PATH."""
+    from aliaslog.engines.souffle_backend import souffle_executable
+
+    return ["embedded"] + (["souffle"] if souffle_executable() else [])
+
+
+def _select(program: Program, wanted: set[str] | None) -> list[str]:
+    outputs = program.outputs()
+    if wanted is None:
+        return outputs
+    missing = sorted(set(wanted) - set(outputs))
+    if missing:
+        known = ", ".join(outputs) or "none"
+        raise EngineError(f"`{missing[0]}` is not an output relation of the program "
+                          f"(outputs: {known})")
+    return [name for name in outputs if name in wanted]
+
+
+def _write_outputs(dir_: Path, program: Program, rels: dict[str, list[Row]]) -> None:
+    for name, rows in rels.items():
+        rel = program.relations[name]
+        params = rel.output or {}
+        fname = params.get("filename", name + ".csv")
+        write_tsv(Path(dir_) / fname, rows, rel.kinds, program.records,
+                  params.get("delimiter", "\t"))
+
+
+# parsed rule programs, valid while every file they read is unchanged; and their clingo
+# text per set of empty input relations (rules that can never fire are left out)
+_PARSED: dict[tuple, tuple[tuple[tuple[str, bytes], ...], Program]] = {}
+_TRANSLATED: dict[tuple[int, frozenset[str]], str] = {}
+
+
+def _translated(program_path: Path, include_dirs: list[Path], defines: dict[str, str],
+                facts_dir: Path) -> tuple[Program, str]:
+    """The checked program and the clingo text of the rules that can fire on these facts."""
+    from aliaslog.engines.embedded.translate import translate_rules
+
+    key = (str(Path(program_path).resolve()), tuple(map(str, include_dirs)),
+           tuple(sorted(defines.items())))
+    hit = _PARSED.get(key)
+    if hit is not None and all(_file_digest(f) == d for f, d in hit[0]):
+        program = hit[1]
+    else:
+        program = load_program(program_path, include_dirs, defines)
+        stamp = tuple((str(f), _file_digest(str(f))) for f in program.files)
+        _PARSED[key] = (stamp, program)
+    empty = frozenset(_empty_inputs(program, facts_dir))
+    tkey = (id(program), empty)
+    if tkey not in _TRANSLATED:
+        _TRANSLATED[tkey] = translate_rules(program, _firing_clauses(program, empty))
+    return program, _TRANSLATED[tkey]
+
+
+def _empty_inputs(program: Program, facts_dir: Path) -> list[str]:
+    """Input relations whose fact file is present and empty."""
+    out = []
+    for name, rel in program.relations.items():
+        if rel.input is None:
+            continue
+        fname = rel.input.get("filename", name + ".facts")
+        path = Path(fname) if Path(fname).is_absolute() else Path(facts_dir) / fname
+        try:
+            if path.stat().st_size == 0:
+                out.append(name)
+        except OSError:
+            pass  # a missing file is reported when the facts are read
+    return out
+
+
+def _firing_clauses(program: Program, empty: frozenset[str]) -> list:
+    """Clauses that may derive something: every positive body atom's relation may be non-empty.
+
+    Exact, not a heuristic: a conjunction with an atom of an empty relation never holds.
+    Atoms under negation or inside aggregates do not need rows (a count of nothing is 0).
+    """
+    from aliaslog.engines.dialect.ast import Atom
+
+    maybe = {n for n, r in program.relations.items() if r.input is not None and n not in empty}
+    fires = [False] * len(program.clauses)
+    changed = True
+    while changed:
+        changed = False
+        for i, clause in enumerate(program.clauses):
+            if fires[i]:
+                continue
+            if clause.body is None or any(
+                all(lit.rel in maybe for lit in conj if isinstance(lit, Atom))
+                for conj in clause.body
+            ):
+                fires[i] = True
+                changed = True
+                maybe.update(h.rel for h in clause.heads)
+    return [c for c, f in zip(program.clauses, fires, strict=True) if f]
+
+
+def _file_digest(path: str) -> bytes:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).digest()
+    except OSError:
+        return b""
+
+
+def _solve_embedded(program_path: Path, facts_dir: Path, out_dir: Path | None,
+                    output_relations: set[str] | None, include_dirs: list[Path],
+                    defines: dict[str, str]) -> tuple[dict[str, list[Row]], list[str]]:
+    from aliaslog.engines.embedded.run import run_clingo
+
+    program, rules = _translated(program_path, include_dirs, defines, facts_dir)
+    outputs = _select(program, output_relations)
+    rels = {k: sort_rows(v) for k, v in run_clingo(program, facts_dir, outputs, rules).items()}
+    if out_dir is not None:
+        _publish(out_dir, lambda d: _write_outputs(d, program, rels))
+    return rels, list(program.warnings)
+
+
+def _publish(out_dir: Path, fill) -> None:
+    """Publish output CSVs atomically; a directory holding anything else is not replaced."""
+    try:
+        publish_dir(out_dir, fill, owned_suffix=".csv")
+    except FileExistsError as exc:
+        raise EngineError(f"out_dir {exc}") from None
+
+
+def _solve_souffle(program_path: Path, facts_dir: Path, out_dir: Path | None, timeout: float,
+                   compiled: bool, output_relations: set[str] | None, include_dirs: list[Path],
+                   defines: dict[str, str]) -> tuple[dict[str, list[Row]], list[str]]:
+    from aliaslog.engines.souffle_backend import run_souffle
+
+    program = load_program(program_path, include_dirs, defines, lenient=True)
+    outputs = _select(program, output_relations)
+    result: list = []
+
+    def run(work: Path) -> None:
+        raw, warnings = run_souffle(program_path, program, facts_dir, work, outputs,
+                                    timeout=timeout, compiled=compiled,
+                                    include_dirs=include_dirs, defines=defines)
+        result.extend([{k: sort_rows(v) for k, v in raw.items()}, warnings])
+        keep = {(program.relations[n].output or {}).get("filename", n + ".csv") for n in outputs}
+        for p in list(work.iterdir()):
+            if p.name not in keep:
+                shutil.rmtree(p) if p.is_dir() else p.unlink()
+
+    if out_dir is not None:
+        _publish(out_dir, run)
+    else:
+        with tempfile.TemporaryDirectory(prefix="aliaslog-souffle-") as work:
+            run(Path(work))
+    rels, warnings = result
+    return rels, [*program.warnings, *warnings]
+
+
+def solve(program: Path, facts_dir: Path, out_dir: Path | None = None, *, engine: str = "auto",
+          timeout: float = 600, compiled: bool = False,
+          output_relations: set[str] | None = None, include_dirs: list[Path] | None = None,
+          defines: dict[str, str] | None = None) -> SolveResult:
+    """Evaluate a Soufflé program on a facts directory; optionally publish CSVs to out_dir."""
+    start = time.perf_counter()
+    program = Path(program)
+    facts_dir = Path(facts_dir)
+    out = Path(out_dir) if out_dir is not None else None
+    incs = [Path(d) for d in (include_dirs or [])]
+    defs = dict(defines or {})
+    if engine not in ENGINES:
+        raise EngineError(f"unknown engine `{engine}` (choose from {', '.join(ENGINES)})")
+    if not facts_dir.is_dir():
+        raise EngineError(f"facts directory {facts_dir} does not exist")
+    choice = engine
+    if engine == "auto":
+        from aliaslog.engines.souffle_backend import souffle_executable
+
+        choice = "souffle" if souffle_executable() else "embedded"
+    if choice == "souffle":
+        try:
+            rels, warnings = _solve_souffle(program, facts_dir, out, timeout, compiled,
+                                            output_relations, incs, defs)
+            name = "souffle-compiled" if compiled else "souffle"
+            return SolveResult(rels, name, time.perf_counter() - start, warnings)
+        except EngineError as exc:
+            if engine != "auto":
+                raise
+            first = exc.render().splitlines()[0] if exc.render() else exc.message
+            log.warning("souffle failed (%s); falling back to the embedded engine", first)
+    rels, warnings = _solve_embedded(program, facts_dir, out, output_relations, incs, defs)
+    return SolveResult(rels, "embedded", time.perf_counter() - start, warnings)
