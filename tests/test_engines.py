@@ -260,7 +260,7 @@ def _write(tmp_path: Path, text: str, name: str = "rules.dl") -> Path:
     (".decl r(x: number) choice-domain x", "choice-domain", 20),
     (".decl r(x: number) eqrel", "eqrel", 20),
     (".functor f(x: number): number", ".functor", 1),
-    (".decl r(x: symbol)\nr(cat(\"a\", \"b\")).", "cat", 3),
+    (".decl r(x: number)\nr(x) :- x = ord(\"a\").", "ord", 13),
     (".decl r(x: number)\nr(x) :- x = @f(1).", "@f", 13),
     (".decl r(x: float)", "float type", 12),
     (".decl r(x: number)\nr(x) :- r(y), x = mean y : { r(y) }.", "mean", 19),

@@ -18,12 +18,17 @@ class EngineError(LocatedError):
 
 @dataclass
 class SolveResult:
-    """Output relations as sorted typed rows, the engine that produced them, and the time taken."""
+    """Output relations as sorted typed rows, the engine that produced them, and the time taken.
+
+    `printed` is what Soufflé prints on standard output: `.printsize` lines and `IO=stdout`
+    outputs.
+    """
 
     relations: dict[str, list[Row]]
     engine: str
     seconds: float
     warnings: list[str] = field(default_factory=list)
+    printed: str = ""
 
 
 # --- column kinds -------------------------------------------------------------------------------

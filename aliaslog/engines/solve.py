@@ -15,8 +15,9 @@ from pathlib import Path
 
 from aliaslog.engines.base import EngineError, Row, SolveResult, sort_rows
 from aliaslog.engines.dialect import Program, load_program
+from aliaslog.engines.embedded.facts import input_path
 from aliaslog.engines.publish import publish_dir
-from aliaslog.engines.tsv import write_tsv
+from aliaslog.engines.tsv import tsv_text, write_tsv
 
 log = logging.getLogger("aliaslog.engines")
 
@@ -43,12 +44,30 @@ def _select(program: Program, wanted: set[str] | None) -> list[str]:
 
 
 def _write_outputs(dir_: Path, program: Program, rels: dict[str, list[Row]]) -> None:
+    """Every file `.output` directive of the selected relations, as Soufflé writes it."""
     for name, rows in rels.items():
         rel = program.relations[name]
-        params = rel.output or {}
-        fname = params.get("filename", name + ".csv")
-        write_tsv(Path(dir_) / fname, rows, rel.kinds, program.records,
-                  params.get("delimiter", "\t"))
+        for io in rel.file_outputs:
+            write_tsv(Path(dir_) / io.filename(name, ".csv"), rows, rel.kinds, program.records,
+                      io.delimiter, rel.attrs if io.headers else None)
+
+
+def _printed(program: Program, rels: dict[str, list[Row]]) -> str:
+    """What Soufflé prints on stdout: `.printsize` counts and `IO=stdout` outputs."""
+    out: list[str] = []
+    for name in program.printsizes():
+        out.append(f"{name}\t{len(rels[name])}\n")
+    for name in program.outputs():
+        rel = program.relations[name]
+        for io in rel.outputs:
+            if io.kind == "stdout" and name in rels:
+                out.append(f"---------------\n{name}\n")
+                if io.headers:
+                    out.append("\t".join(rel.attrs) + "\n")
+                out.append("===============\n")
+                out.append(tsv_text(rels[name], rel.kinds, program.records))
+                out.append("===============\n")
+    return "".join(out)
 
 
 # parsed rule programs, valid while every file they read is unchanged; and their clingo
@@ -82,12 +101,10 @@ def _empty_inputs(program: Program, facts_dir: Path) -> list[str]:
     """Input relations whose fact file is present and empty."""
     out = []
     for name, rel in program.relations.items():
-        if rel.input is None:
+        if not rel.inputs:
             continue
-        fname = rel.input.get("filename", name + ".facts")
-        path = Path(fname) if Path(fname).is_absolute() else Path(facts_dir) / fname
         try:
-            if path.stat().st_size == 0:
+            if all(input_path(io, rel, facts_dir).stat().st_size == 0 for io in rel.inputs):
                 out.append(name)
         except OSError:
             pass  # a missing file is reported when the facts are read
@@ -102,7 +119,7 @@ def _firing_clauses(program: Program, empty: frozenset[str]) -> list:
     """
     from aliaslog.engines.dialect.ast import Atom
 
-    maybe = {n for n, r in program.relations.items() if r.input is not None and n not in empty}
+    maybe = {n for n, r in program.relations.items() if r.inputs and n not in empty}
     fires = [False] * len(program.clauses)
     changed = True
     while changed:
@@ -129,15 +146,18 @@ def _file_digest(path: str) -> bytes:
 
 def _solve_embedded(program_path: Path, facts_dir: Path, out_dir: Path | None,
                     output_relations: set[str] | None, include_dirs: list[Path],
-                    defines: dict[str, str]) -> tuple[dict[str, list[Row]], list[str]]:
+                    defines: dict[str, str]) -> tuple[dict[str, list[Row]], list[str], str]:
     from aliaslog.engines.embedded.run import run_clingo
 
     program, rules = _translated(program_path, include_dirs, defines, facts_dir)
     outputs = _select(program, output_relations)
-    rels = {k: sort_rows(v) for k, v in run_clingo(program, facts_dir, outputs, rules).items()}
+    wanted = outputs + [n for n in program.printsizes() if n not in outputs]
+    solved = {k: sort_rows(v) for k, v in run_clingo(program, facts_dir, wanted, rules).items()}
+    printed = _printed(program, solved)
+    rels = {k: solved[k] for k in outputs}
     if out_dir is not None:
         _publish(out_dir, lambda d: _write_outputs(d, program, rels))
-    return rels, list(program.warnings)
+    return rels, list(program.warnings), printed
 
 
 def _publish(out_dir: Path, fill) -> None:
@@ -150,7 +170,7 @@ def _publish(out_dir: Path, fill) -> None:
 
 def _solve_souffle(program_path: Path, facts_dir: Path, out_dir: Path | None, timeout: float,
                    compiled: bool, output_relations: set[str] | None, include_dirs: list[Path],
-                   defines: dict[str, str]) -> tuple[dict[str, list[Row]], list[str]]:
+                   defines: dict[str, str]) -> tuple[dict[str, list[Row]], list[str], str]:
     from aliaslog.engines.souffle_backend import run_souffle
 
     program = load_program(program_path, include_dirs, defines, lenient=True)
@@ -158,11 +178,12 @@ def _solve_souffle(program_path: Path, facts_dir: Path, out_dir: Path | None, ti
     result: list = []
 
     def run(work: Path) -> None:
-        raw, warnings = run_souffle(program_path, program, facts_dir, work, outputs,
+        raw, warnings, printed = run_souffle(program_path, program, facts_dir, work, outputs,
                                     timeout=timeout, compiled=compiled,
                                     include_dirs=include_dirs, defines=defines)
-        result.extend([{k: sort_rows(v) for k, v in raw.items()}, warnings])
-        keep = {(program.relations[n].output or {}).get("filename", n + ".csv") for n in outputs}
+        result.extend([{k: sort_rows(v) for k, v in raw.items()}, warnings, printed])
+        keep = {io.filename(n, ".csv") for n in outputs
+                for io in program.relations[n].file_outputs}
         for p in list(work.iterdir()):
             if p.name not in keep:
                 shutil.rmtree(p) if p.is_dir() else p.unlink()
@@ -172,8 +193,8 @@ def _solve_souffle(program_path: Path, facts_dir: Path, out_dir: Path | None, ti
     else:
         with tempfile.TemporaryDirectory(prefix="aliaslog-souffle-") as work:
             run(Path(work))
-    rels, warnings = result
-    return rels, [*program.warnings, *warnings]
+    rels, warnings, printed = result
+    return rels, [*program.warnings, *warnings], printed
 
 
 def solve(program: Path, facts_dir: Path, out_dir: Path | None = None, *, engine: str = "auto",
@@ -198,14 +219,15 @@ def solve(program: Path, facts_dir: Path, out_dir: Path | None = None, *, engine
         choice = "souffle" if souffle_executable() else "embedded"
     if choice == "souffle":
         try:
-            rels, warnings = _solve_souffle(program, facts_dir, out, timeout, compiled,
-                                            output_relations, incs, defs)
+            rels, warnings, printed = _solve_souffle(program, facts_dir, out, timeout, compiled,
+                                                     output_relations, incs, defs)
             name = "souffle-compiled" if compiled else "souffle"
-            return SolveResult(rels, name, time.perf_counter() - start, warnings)
+            return SolveResult(rels, name, time.perf_counter() - start, warnings, printed)
         except EngineError as exc:
             if engine != "auto":
                 raise
             first = exc.render().splitlines()[0] if exc.render() else exc.message
             log.warning("souffle failed (%s); falling back to the embedded engine", first)
-    rels, warnings = _solve_embedded(program, facts_dir, out, output_relations, incs, defs)
-    return SolveResult(rels, "embedded", time.perf_counter() - start, warnings)
+    rels, warnings, printed = _solve_embedded(program, facts_dir, out, output_relations, incs,
+                                              defs)
+    return SolveResult(rels, "embedded", time.perf_counter() - start, warnings, printed)

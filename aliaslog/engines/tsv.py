@@ -176,15 +176,21 @@ def read_tsv(
     return rows
 
 
-def write_tsv(path: Path, rows: list[Row], kinds: list[object], records: dict[str, list[object]],
-              delimiter: str = "\t") -> None:
-    """Write rows the way Soufflé does (nullary true relation is a `()` line)."""
-    out: list[str] = []
+def tsv_text(rows: list[Row], kinds: list[object], records: dict[str, list[object]],
+             delimiter: str = "\t", header: list[str] | None = None) -> str:
+    """Rows as Soufflé writes them (a nullary true relation is a `()` line), header first."""
+    out: list[str] = [delimiter.join(header)] if header is not None else []
     for row in rows:
         if not kinds:
             out.append("()")
         else:
             out.append(delimiter.join(format_value(v, k, records)
                                       for v, k in zip(row, kinds, strict=False)))
-    text = "".join(line + "\n" for line in out)
+    return "".join(line + "\n" for line in out)
+
+
+def write_tsv(path: Path, rows: list[Row], kinds: list[object], records: dict[str, list[object]],
+              delimiter: str = "\t", header: list[str] | None = None) -> None:
+    """Write rows to a file the way Soufflé does (see tsv_text)."""
+    text = tsv_text(rows, kinds, records, delimiter, header)
     path.write_bytes(text.encode("utf-8", errors="surrogateescape"))

@@ -1,7 +1,8 @@
 """The Soufflé dialect as the embedded engine reads it, one module per stage.
 
 `preprocess` (files to tokens) → `parse` (tokens to `ast`) → `elaborate` (components and
-types to a flat `program.Program`) → `checks` (what Soufflé rejects). Anything outside the
+types to a flat `program.Program`) → `scoping` (aggregate-local variables renamed apart) →
+`checks` (what Soufflé rejects). Anything outside the
 subset is an `EngineError` located at the construct.
 """
 
@@ -15,6 +16,7 @@ from aliaslog.engines.dialect.elaborate import Elaborator
 from aliaslog.engines.dialect.parse import Parser
 from aliaslog.engines.dialect.preprocess import Preprocessor
 from aliaslog.engines.dialect.program import Program, Relation
+from aliaslog.engines.dialect.scoping import scope_aggregates
 
 __all__ = ["Program", "Relation", "load_program"]
 
@@ -34,6 +36,7 @@ def load_program(path: Path, include_dirs: list[Path] | None = None,
         program.warnings.extend(e.render() for e in parser.skipped)
         program.tsv_unsafe = list(pre.tsv_unsafe)
         if check and not lenient:
+            scope_aggregates(program.clauses)
             check_program(program)
         return program
     except EngineError as exc:

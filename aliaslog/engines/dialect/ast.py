@@ -57,6 +57,15 @@ class UnOp:
 
 
 @dataclass(eq=False, slots=True)
+class Call:
+    """A functor application: `cat(a, b)`, `max(a, b)`, `range(a, b)`, `x bshl y`, ..."""
+
+    name: str
+    args: list
+    span: Span
+
+
+@dataclass(eq=False, slots=True)
 class Aggregate:
     kind: str  # count sum min max
     expr: object | None
@@ -79,7 +88,7 @@ class Neg:
 
 @dataclass(eq=False, slots=True)
 class Constraint:
-    op: str  # = != < <= > >=
+    op: str  # = != < <= > >=, match contains not_match not_contains
     left: object
     right: object
     span: Span
@@ -158,8 +167,8 @@ def term_vars(t, out: list[Var]) -> None:
             stack.append(x.left)
         elif isinstance(x, UnOp):
             stack.append(x.arg)
-        elif isinstance(x, Record):
-            stack.extend(reversed(x.items))
+        elif isinstance(x, (Record, Call)):
+            stack.extend(reversed(x.items if isinstance(x, Record) else x.args))
 
 
 def aggregates_in(t, out: list[Aggregate]) -> None:
@@ -173,8 +182,8 @@ def aggregates_in(t, out: list[Aggregate]) -> None:
             stack.append(x.left)
         elif isinstance(x, UnOp):
             stack.append(x.arg)
-        elif isinstance(x, Record):
-            stack.extend(reversed(x.items))
+        elif isinstance(x, (Record, Call)):
+            stack.extend(reversed(x.items if isinstance(x, Record) else x.args))
 
 
 def lit_terms(lit) -> list:

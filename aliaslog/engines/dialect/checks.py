@@ -138,6 +138,12 @@ def _all_atoms(conj: list, out: list[tuple[Atom, bool]], negative: bool = False)
                                           inner[0].span)
 
 
+def _has_aggregate(t) -> bool:
+    aggs: list[Aggregate] = []
+    aggregates_in(t, aggs)
+    return bool(aggs)
+
+
 def check_program(program: Program) -> None:
     """Soufflé's static checks that matter for the result: arity, groundedness, stratification."""
     edges: dict[str, list[tuple[str, bool, Span]]] = {name: [] for name in program.relations}
@@ -150,13 +156,12 @@ def check_program(program: Program) -> None:
                     vs: list[Var] = []
                     term_vars(t, vs)
                     if vs:
-                        raise EngineError(f"variable `{vs[0].name}` in a fact", vs[0].span)
+                        raise EngineError("argument in fact is not constant (variable "
+                                          f"`{vs[0].name}`)", vs[0].span)
                     _no_wild(t, "in a fact")
-                    aggs: list[Aggregate] = []
-                    aggregates_in(t, aggs)
-                    if aggs:
-                        raise EngineError("aggregate in a fact", aggs[0].span)
-            continue
+            if not any(_has_aggregate(t) for h in clause.heads for t in h.args):
+                continue
+            clause.body = [[]]  # a fact holding aggregates is a rule with an empty body
         for conj in clause.body:
             atoms: list[tuple[Atom, bool]] = []
             _all_atoms(conj, atoms)

@@ -10,6 +10,7 @@ from aliaslog.engines.dialect.ast import (
     Aggregate,
     Atom,
     BinOp,
+    Call,
     Clause,
     CompDecl,
     Constraint,
@@ -21,7 +22,7 @@ from aliaslog.engines.dialect.ast import (
     TypeDecl,
     UnOp,
 )
-from aliaslog.engines.dialect.program import Program, Relation
+from aliaslog.engines.dialect.program import IO, Program, Relation
 from extractor.diagnostics import Span
 
 
@@ -178,9 +179,9 @@ class Elaborator:
                 rel = Relation(full, [a for a, _ in decl.attrs], [t for _, t in decl.attrs],
                                kinds, decl.span)
                 if "input" in decl.qualifiers:
-                    rel.input, rel.input_span = {}, decl.span
+                    rel.inputs.append(IO("file", {}, decl.span))
                 if "output" in decl.qualifiers:
-                    rel.output = {}
+                    rel.outputs.append(IO("file", {}, decl.span))
                 if "printsize" in decl.qualifiers:
                     rel.printsize = True
                 relations[full] = rel
@@ -197,22 +198,23 @@ class Elaborator:
             spans = io.name_spans or [io.span] * len(io.names)
             for name, span in zip(io.names, spans, strict=False):
                 rel = relations[resolve(name, scope, span)]
+                if io.kind == "printsize":
+                    rel.printsize = True
+                    continue
                 params = dict(io.params)
                 iokind = params.pop("IO", "file")
-                bad = sorted(set(params) - {"filename", "delimiter", "headers"})
-                if iokind != "file" or bad:
-                    what = f"IO={iokind}" if iokind != "file" else f"{bad[0]} IO parameter"
+                allowed = {"filename", "delimiter", "headers"} if iokind == "file" else {"headers"}
+                bad = sorted(set(params) - allowed)
+                if iokind not in ("file", "stdout") or (iokind == "stdout" and io.kind == "input") \
+                        or bad:
+                    what = f"IO={iokind}" if not bad else f"{bad[0]} IO parameter"
                     err = EngineError(f"unsupported Soufflé construct `{what}`", io.span)
                     if not self.lenient:
                         raise err
                     self.warnings.append(err.message + f" at {io.span}; `{name}` not read back")
                     continue
-                if io.kind == "input":
-                    rel.input, rel.input_span = params, span
-                elif io.kind == "output":
-                    rel.output = params
-                else:
-                    rel.printsize = True
+                (rel.inputs if io.kind == "input" else rel.outputs).append(
+                    IO(iokind, params, span))
 
         clauses: list[Clause] = []
         for clause, scope in [] if self.lenient else self.clauses:
@@ -249,4 +251,6 @@ def _map_term(t, fn):
         return UnOp(t.op, _map_term(t.arg, fn), t.span)
     if isinstance(t, Record):
         return Record([_map_term(x, fn) for x in t.items], t.span)
+    if isinstance(t, Call):
+        return Call(t.name, [_map_term(x, fn) for x in t.args], t.span)
     return t

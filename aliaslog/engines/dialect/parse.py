@@ -8,6 +8,7 @@ from aliaslog.engines.dialect.ast import (
     Atom,
     BinOp,
     BoolLit,
+    Call,
     Clause,
     CompDecl,
     Constraint,
@@ -30,12 +31,20 @@ from extractor.diagnostics import Span
 _QUALIFIERS_IGNORED = {"brie", "btree", "btree_delete", "inline", "no_inline", "magic", "no_magic",
                        "overridable"}
 _QUALIFIERS_IO = {"input", "output", "printsize"}
+# intrinsic functors translated, with the argument counts Soufflé accepts
+_FUNCTORS = {"cat": range(1, 1000), "strlen": (1,), "substr": (3,), "to_number": (1,),
+             "to_string": (1,), "range": (2, 3)}
 _FUNCTOR_KEYWORDS = {"cat", "ord", "range", "strlen", "substr", "to_float", "to_number",
                      "to_string", "to_unsigned", "match", "contains", "autoinc", "mean",
                      "lnot", "land", "lor", "lxor", "bshl", "bshr", "bshru", "stateful",
                      "recursive_iteration_cnt", "debug_delta", "choice", "eqrel"}
 _RESERVED = _FUNCTOR_KEYWORDS | {"count", "sum", "min", "max", "nil", "true", "false", "as",
                                  "band", "bor", "bxor", "bnot"}
+# A pragma sets the command-line option of its key, unless the command line sets it. Options
+# of evaluation strategy and diagnostics (magic-transform, inline-exclude, jobs, profile,
+# suppress-warnings, ...) do not change any relation, and fact-dir / output-dir are always
+# given by solve(), as on Soufflé's command line; provenance changes what is computed.
+PRAGMAS_REJECTED = {"provenance"}
 _CMP = {"=", "!=", "<", "<=", ">", ">="}
 
 
@@ -163,6 +172,8 @@ class Parser:
                 return self._comp()
             if d == ".init":
                 return self._init()
+            if d == ".pragma":
+                return self._pragma()
             if d == ".plan":
                 self.advance()
                 while self.tok.kind == "num" or (
@@ -173,6 +184,19 @@ class Parser:
         if t.kind == "id":
             return self._clause()
         self.error("expected a declaration or a rule")
+
+    def _pragma(self) -> None:
+        """`.pragma "key" "value"` sets a command-line option; see PRAGMAS_REJECTED."""
+        start = self.advance()
+        key = self.tok
+        if key.kind != "str":
+            self.error("expected a pragma key string")
+        self.advance()
+        if self.tok.kind == "str":
+            self.advance()
+        if key.value in PRAGMAS_REJECTED:
+            self.unsupported(f'.pragma "{key.value}"', start)
+        return None
 
     def _qualified_type(self) -> str:
         t = self.ident("a type name")
@@ -383,7 +407,8 @@ class Parser:
             if self.at("("):
                 self.unsupported("negation of a parenthesised body")
             if self.tok.kind == "id" and self.tok.value in ("match", "contains"):
-                self.unsupported(self.tok.value)
+                test = self._string_test()
+                return [[Constraint("not_" + test.op, test.left, test.right, t.span)]]
             if self.tok.kind == "id" and self.toks[self.i + 1].value == "(":
                 atom = self._atom()
                 return [[Neg(atom, t.span)]]
@@ -394,8 +419,8 @@ class Parser:
         if t.kind == "id" and t.value not in _RESERVED and self.toks[self.i + 1].value == "(" \
                 and self.toks[self.i + 1].kind == "p":
             return [[self._atom()]]
-        if t.kind == "id" and t.value in ("match", "contains"):
-            self.unsupported(t.value)
+        if t.kind == "id" and t.value in ("match", "contains") and self._at_call():
+            return [[self._string_test()]]
         if self.at("("):
             start, depth = self.i, self._depth
             try:
@@ -408,6 +433,14 @@ class Parser:
             return alts
         return [[self._constraint()]]
 
+    def _string_test(self) -> Constraint:
+        """`match(pattern, text)` / `contains(part, text)` as a two-place constraint."""
+        t = self.advance()
+        args = self._args()
+        if len(args) != 2:
+            raise EngineError(f"`{t.value}` takes 2 arguments, given {len(args)}", t.span)
+        return Constraint(t.value, args[0], args[1], t.span)
+
     def _constraint(self) -> Constraint:
         left = self._term()
         op = self.tok
@@ -418,7 +451,11 @@ class Parser:
         return Constraint(op.value, left, right, op.span)
 
     # terms: precedence climbing --------------------------------------------------------------
-    _LEVELS: list[tuple[str, ...]] = [("bor",), ("bxor",), ("band",), ("+", "-"), ("*", "/", "%")]
+    # Soufflé's precedence (parser.yy), loosest first; `^` binds tighter than unary minus
+    _LEVELS: list[tuple[str, ...]] = [("lor",), ("lxor",), ("land",), ("bor",), ("bxor",),
+                                      ("band",), ("bshl", "bshr", "bshru"), ("+", "-"),
+                                      ("*", "/", "%")]
+    _CALL_OPS = {"lor", "lxor", "land", "bshl", "bshr", "bshru"}
 
     def _term(self, level: int = 0):
         if level == 0:
@@ -429,12 +466,13 @@ class Parser:
             left = self._term(level + 1)
             while True:
                 t = self.tok
-                if t.kind == "id" and t.value in ("lor", "lxor", "land", "bshl", "bshr", "bshru"):
-                    self.unsupported(t.value)
                 if (t.kind == "p" or t.kind == "id") and t.value in self._LEVELS[level]:
                     self.advance()
                     right = self._term(level + 1)
-                    left = BinOp(t.value, left, right, t.span)
+                    if t.value in self._CALL_OPS:
+                        left = Call(t.value, [left, right], t.span)
+                    else:
+                        left = BinOp(t.value, left, right, t.span)
                     continue
                 return left
         finally:
@@ -453,7 +491,8 @@ class Parser:
             self.advance()
             return UnOp("bnot", self._unary(), t.span)
         if t.kind == "id" and t.value == "lnot":
-            self.unsupported("lnot")
+            self.advance()
+            return Call("lnot", [self._unary()], t.span)
         base = self._primary()
         if self.at("^", "p"):
             op = self.advance()
@@ -523,8 +562,14 @@ class Parser:
             if v == "nil":
                 self.advance()
                 return Nil(t.span)
+            if v in ("min", "max") and self._at_call():
+                call = self._minmax_functor()
+                if call is not None:
+                    return call
             if v in ("count", "sum", "min", "max"):
                 return self._aggregate()
+            if v in _FUNCTORS and self._at_call():
+                return self._functor()
             if v == "as" and self.toks[self.i + 1].value == "(":
                 self.advance()
                 self.advance()
@@ -542,6 +587,50 @@ class Parser:
                 raise EngineError(f"`{v}` is not a valid variable name", t.span)
             return Var(v, t.span)
         self.error("expected a term")
+
+    def _at_call(self) -> bool:
+        nxt = self.toks[self.i + 1]
+        return nxt.kind == "p" and nxt.value == "("
+
+    def _args(self) -> list:
+        self.expect("(")
+        args = []
+        while not self.at(")"):
+            args.append(self._term())
+            if not self.at(","):
+                break
+            self.advance()
+        self.expect(")")
+        return args
+
+    def _functor(self) -> Call:
+        t = self.advance()
+        args = self._args()
+        want = _FUNCTORS[t.value]
+        if len(args) not in want:
+            raise EngineError(f"`{t.value}` takes {' or '.join(map(str, want))} arguments, "
+                              f"given {len(args)}", t.span)
+        return Call(t.value, args, t.span)
+
+    def _minmax_functor(self) -> Call | None:
+        """`max(a, b, ...)` is a functor; `max (x) : {...}` an aggregate (None: not a functor)."""
+        start, depth = self.i, self._depth
+        t = self.advance()
+        self.advance()
+        try:
+            first = self._term()
+        except (EngineError, _Backtrack):
+            self.i, self._depth = start, depth
+            return None
+        if not self.at(","):
+            self.i, self._depth = start, depth
+            return None
+        args = [first]
+        while self.at(","):
+            self.advance()
+            args.append(self._term())
+        self.expect(")")
+        return Call(t.value, args, t.span)
 
     def _aggregate(self) -> Aggregate:
         t = self.advance()

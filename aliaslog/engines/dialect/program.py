@@ -18,10 +18,38 @@ class Relation:
     type_names: list[str]
     kinds: list[object]
     span: Span
-    input: dict[str, str] | None = None
-    input_span: Span | None = None
-    output: dict[str, str] | None = None
+    inputs: list[IO] = field(default_factory=list)  # every `.input` directive, in order
+    outputs: list[IO] = field(default_factory=list)  # every `.output` directive, in order
     printsize: bool = False
+
+    @property
+    def file_outputs(self) -> list[IO]:
+        """The `.output` directives that write a file (not IO=stdout), one per file name."""
+        seen: dict[str, IO] = {}
+        for o in self.outputs:
+            if o.kind == "file":
+                seen.setdefault(o.filename(self.name, ".csv"), o)
+        return list(seen.values())
+
+
+@dataclass
+class IO:
+    """One I/O directive's parameters (IO=file or IO=stdout) and where it was written."""
+
+    kind: str
+    params: dict[str, str]
+    span: Span
+
+    def filename(self, relation: str, suffix: str) -> str:
+        return self.params.get("filename", relation + suffix)
+
+    @property
+    def delimiter(self) -> str:
+        return self.params.get("delimiter", "\t")
+
+    @property
+    def headers(self) -> bool:
+        return self.params.get("headers", "false") == "true"
 
 
 @dataclass
@@ -37,4 +65,9 @@ class Program:
     tsv_unsafe: list[Span] = field(default_factory=list)
 
     def outputs(self) -> list[str]:
-        return [r.name for r in self.relations.values() if r.output is not None]
+        """Relations with an `.output` directive, in declaration order."""
+        return [r.name for r in self.relations.values() if r.outputs]
+
+    def printsizes(self) -> list[str]:
+        """Relations with a `.printsize` directive, in declaration order."""
+        return [r.name for r in self.relations.values() if r.printsize]

@@ -7,6 +7,7 @@ from pathlib import Path
 from aliaslog.engines.base import EngineError, Row
 from aliaslog.engines.dialect.program import Program
 from aliaslog.engines.embedded.facts import facts_text
+from aliaslog.engines.embedded.functors import FunctorAbort, Functors
 from aliaslog.engines.embedded.model import read_relation
 from aliaslog.engines.embedded.translate import clingo_name, translate_rules
 
@@ -45,7 +46,9 @@ def run_clingo(program: Program, facts_dir: Path, outputs: list[str],
         del rules
         ctl.add("base", [], facts)
         del facts
-        ctl.ground([("base", [])])
+        ctl.ground([("base", [])], context=Functors())
+    except FunctorAbort as exc:
+        raise EngineError(f"{exc} (Soufflé aborts the run here)") from None
     except RuntimeError as exc:
         raise EngineError("clingo failed: " + "\n".join(messages or [str(exc)])) from None
     shown: list[str] = []

@@ -9,6 +9,7 @@ from aliaslog.engines.dialect.ast import (
     Atom,
     BinOp,
     BoolLit,
+    Call,
     Constraint,
     Neg,
     Nil,
@@ -25,6 +26,10 @@ from aliaslog.engines.dialect.program import Program
 
 _OPS = {"+": "+", "-": "-", "*": "*", "/": "/", "%": "\\", "^": "**", "band": "&", "bor": "?",
         "bxor": "^"}
+
+
+# constraints evaluated by embedded.functors (which holds every `@name` a rule may call)
+STRING_TESTS = {"match", "contains", "not_match", "not_contains"}
 
 
 def clingo_name(rel: str) -> str:
@@ -85,6 +90,9 @@ class _RuleWriter:
         if isinstance(t, UnOp):
             op = "-" if t.op == "-" else "~"
             return f"{op}({self.term(t.arg, outer, wild_fresh)})"
+        if isinstance(t, Call):
+            args = ",".join(self.term(x, outer, wild_fresh) for x in t.args)
+            return f"@{t.name}({args})"
         if isinstance(t, Aggregate):
             return self.aggregate(t)
         raise EngineError(f"unsupported term {type(t).__name__}", getattr(t, "span", None))
@@ -133,6 +141,8 @@ class _RuleWriter:
             return "not " + self.atom(lit.atom)
         if isinstance(lit, Constraint):
             left, right = lit.left, lit.right
+            if lit.op in STRING_TESTS:
+                return f"@{lit.op}({self.term(left)},{self.term(right)}) = 1"
             if lit.op == "=" and isinstance(right, (Var, Record)) and not isinstance(left, Var):
                 left, right = right, left
             return f"{self.term(left)} {lit.op} {self.term(right)}"
