@@ -152,6 +152,14 @@ class InitDecl:
     span: Span
 
 
+@dataclass(eq=False, slots=True)
+class Override:
+    """`.override R` in a component: R's rules from base components are dropped."""
+
+    name: str
+    span: Span
+
+
 # --- walkers ------------------------------------------------------------------------------------
 
 

@@ -18,6 +18,7 @@ from aliaslog.engines.dialect.ast import (
     InitDecl,
     IODirective,
     Neg,
+    Override,
     Record,
     TypeDecl,
     UnOp,
@@ -90,7 +91,7 @@ class Elaborator:
                 self._instantiate(it, scope, tparams)
 
     def _instantiate(self, init: InitDecl, scope: _Scope, tparams: dict[str, str]) -> None:
-        found = self._lookup_comp(init.comp, scope)
+        found = self._lookup_comp(tparams.get(init.comp, init.comp), scope)
         if found is None:
             raise EngineError(f"unknown component `{init.comp}`", init.span)
         if len(self.inst_stack) > 50:
@@ -113,12 +114,25 @@ class Elaborator:
                 f"component `{comp.name}` takes {len(comp.params)} type arguments, "
                 f"given {len(args)}", span)
         binding = dict(zip(comp.params, args, strict=False))
+        first = len(self.clauses)
         for bname, bargs, bspan in comp.bases:
+            bname = binding.get(bname, bname)  # a base may be a type parameter
             base = self._lookup_comp(bname, found[1]) or self._lookup_comp(bname, child)
             if base is None:
                 raise EngineError(f"unknown base component `{bname}`", bspan)
             self._expand_comp(base, [binding.get(a, a) for a in bargs], child, bspan,
                               seen | {comp.name})
+        overrides = [it for it in comp.items if isinstance(it, Override)]
+        for ov in overrides:
+            decl = next((d for d, sc in self.decls if sc is child and ov.name in d.names), None)
+            if decl is None or "overridable" not in decl.qualifiers:
+                raise EngineError(f"relation `{ov.name}` is not overridable in a base of "
+                                  f"`{comp.name}`", ov.span)
+        if overrides:
+            names = {ov.name for ov in overrides}
+            self.clauses[first:] = [(c, sc) for c, sc in self.clauses[first:]
+                                    if sc is not child or not any(h.rel in names
+                                                                  for h in c.heads)]
         self._walk(comp.items, child, binding)
 
     # types -----------------------------------------------------------------------------------
@@ -182,6 +196,11 @@ class Elaborator:
                     rel.inputs.append(IO("file", {}, decl.span))
                 if "output" in decl.qualifiers:
                     rel.outputs.append(IO("file", {}, decl.span))
+                if "eqrel" in decl.qualifiers:
+                    if len(kinds) != 2 or kinds[0] != kinds[1]:
+                        raise EngineError(f"eqrel `{full}` must be binary over one type",
+                                          decl.span)
+                    rel.eqrel = True
                 if "printsize" in decl.qualifiers:
                     rel.printsize = True
                 relations[full] = rel

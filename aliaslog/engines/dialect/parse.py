@@ -18,6 +18,7 @@ from aliaslog.engines.dialect.ast import (
     Neg,
     Nil,
     Num,
+    Override,
     Record,
     Str,
     TypeDecl,
@@ -172,6 +173,10 @@ class Parser:
                 return self._comp()
             if d == ".init":
                 return self._init()
+            if d == ".override":
+                self.advance()
+                name = self.ident("a relation name")
+                return Override(name.value, t.span)
             if d == ".pragma":
                 return self._pragma()
             if d == ".plan":
@@ -261,8 +266,6 @@ class Parser:
             or self.tok.value in ("eqrel", "choice")
         ):
             q = self.tok
-            if q.value == "eqrel":
-                self.unsupported("eqrel")
             if q.value == "choice":
                 self.unsupported("choice-domain")
             quals.append(self.advance().value)

@@ -21,6 +21,7 @@ class Relation:
     inputs: list[IO] = field(default_factory=list)  # every `.input` directive, in order
     outputs: list[IO] = field(default_factory=list)  # every `.output` directive, in order
     printsize: bool = False
+    eqrel: bool = False  # an equivalence relation: its rows are closed under refl/sym/trans
 
     @property
     def file_outputs(self) -> list[IO]:

@@ -177,4 +177,9 @@ def translate_rules(program: Program, clauses: list | None = None) -> str:
             continue
         for conj in clause.body:
             out.extend(_RuleWriter().rule(clause.heads, conj))
+    for rel in program.relations.values():
+        if rel.eqrel:  # Soufflé's eqrel: the reflexive, symmetric, transitive closure
+            r = clingo_name(rel.name)
+            out += [f"{r}(X,X) :- {r}(X,_).", f"{r}(Y,X) :- {r}(X,Y).",
+                    f"{r}(X,Z) :- {r}(X,Y), {r}(Y,Z)."]
     return "\n".join(out) + "\n"
