@@ -258,7 +258,7 @@ def _write(tmp_path: Path, text: str, name: str = "rules.dl") -> Path:
 
 @pytest.mark.parametrize("snippet,construct,col", [
     (".decl r(x: number) choice-domain x", "choice-domain", 20),
-    (".decl r(x: number) eqrel", "eqrel", 20),
+    (".decl r(x: number)\nr(x) :- r(y), x = autoinc().", "autoinc", 19),
     (".functor f(x: number): number", ".functor", 1),
     (".decl r(x: number)\nr(x) :- x = ord(\"a\").", "ord", 13),
     (".decl r(x: number)\nr(x) :- x = @f(1).", "@f", 13),

@@ -11,15 +11,18 @@ import logging
 import shutil
 import tempfile
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from aliaslog.engines.base import EngineError, Row, SolveResult, sort_rows
 from aliaslog.engines.dialect import Program, load_program
 from aliaslog.engines.embedded.facts import input_path
 from aliaslog.engines.publish import publish_dir
-from aliaslog.engines.tsv import tsv_text, write_tsv
+from aliaslog.engines.tsv import encode_symbol, tsv_text, write_tsv
 
 log = logging.getLogger("aliaslog.engines")
+
+Facts = Mapping[str, Sequence[Row]]  # in-memory facts: input relation -> rows
 
 ENGINES = ("auto", "souffle", "embedded")
 
@@ -70,38 +73,48 @@ def _printed(program: Program, rels: dict[str, list[Row]]) -> str:
     return "".join(out)
 
 
-# parsed rule programs, valid while every file they read is unchanged; and their clingo
-# text per set of empty input relations (rules that can never fire are left out)
+# parsed rule programs, valid while every file they read is unchanged; and their clingo text
+# per (empty inputs, requested relations): rules that cannot fire or are not needed are left out
 _PARSED: dict[tuple, tuple[tuple[tuple[str, bytes], ...], Program]] = {}
-_TRANSLATED: dict[tuple[int, frozenset[str]], str] = {}
+_TRANSLATED: dict[tuple[int, frozenset[str], frozenset[str]], tuple[str, set[str]]] = {}
 
 
-def _translated(program_path: Path, include_dirs: list[Path], defines: dict[str, str],
-                facts_dir: Path) -> tuple[Program, str]:
-    """The checked program and the clingo text of the rules that can fire on these facts."""
-    from aliaslog.engines.embedded.translate import translate_rules
-
+def _program(program_path: Path, include_dirs: list[Path], defines: dict[str, str]) -> Program:
+    """The checked program, parsed again only when one of its files changed."""
     key = (str(Path(program_path).resolve()), tuple(map(str, include_dirs)),
            tuple(sorted(defines.items())))
     hit = _PARSED.get(key)
     if hit is not None and all(_file_digest(f) == d for f, d in hit[0]):
-        program = hit[1]
-    else:
-        program = load_program(program_path, include_dirs, defines)
-        stamp = tuple((str(f), _file_digest(str(f))) for f in program.files)
-        _PARSED[key] = (stamp, program)
-    empty = frozenset(_empty_inputs(program, facts_dir))
-    tkey = (id(program), empty)
-    if tkey not in _TRANSLATED:
-        _TRANSLATED[tkey] = translate_rules(program, _firing_clauses(program, empty))
-    return program, _TRANSLATED[tkey]
+        return hit[1]
+    program = load_program(program_path, include_dirs, defines)
+    stamp = tuple((str(f), _file_digest(str(f))) for f in program.files)
+    _PARSED[key] = (stamp, program)
+    return program
 
 
-def _empty_inputs(program: Program, facts_dir: Path) -> list[str]:
-    """Input relations whose fact file is present and empty."""
+def _translated(program: Program, empty: frozenset[str], wanted: frozenset[str]
+                ) -> tuple[str, set[str]]:
+    """Clingo text of the clauses that can fire and are needed, and the inputs they read."""
+    from aliaslog.engines.embedded.relevance import needed_inputs, relevant_clauses
+    from aliaslog.engines.embedded.translate import translate_rules
+
+    key = (id(program), empty, wanted)
+    if key not in _TRANSLATED:
+        clauses = relevant_clauses(program, _firing_clauses(program, empty), set(wanted))
+        _TRANSLATED[key] = (translate_rules(program, clauses),
+                            needed_inputs(program, clauses, set(wanted)))
+    return _TRANSLATED[key]
+
+
+def _empty_inputs(program: Program, facts_dir: Path | None, facts: Facts | None) -> list[str]:
+    """Input relations with no rows: empty (or, in memory, absent) everywhere they are read."""
     out = []
     for name, rel in program.relations.items():
         if not rel.inputs:
+            continue
+        if facts is not None:
+            if not facts.get(name):
+                out.append(name)
             continue
         try:
             if all(input_path(io, rel, facts_dir).stat().st_size == 0 for io in rel.inputs):
@@ -144,15 +157,24 @@ def _file_digest(path: str) -> bytes:
         return b""
 
 
-def _solve_embedded(program_path: Path, facts_dir: Path, out_dir: Path | None,
-                    output_relations: set[str] | None, include_dirs: list[Path],
-                    defines: dict[str, str]) -> tuple[dict[str, list[Row]], list[str], str]:
+def _solve_embedded(program_path: Path, facts_dir: Path | None, facts: Facts | None,
+                    out_dir: Path | None, output_relations: set[str] | None,
+                    include_dirs: list[Path], defines: dict[str, str]
+                    ) -> tuple[dict[str, list[Row]], list[str], str]:
+    from aliaslog.engines.embedded.facts import facts_text, rows_text
     from aliaslog.engines.embedded.run import run_clingo
 
-    program, rules = _translated(program_path, include_dirs, defines, facts_dir)
+    program = _program(program_path, include_dirs, defines)
     outputs = _select(program, output_relations)
     wanted = outputs + [n for n in program.printsizes() if n not in outputs]
-    solved = {k: sort_rows(v) for k, v in run_clingo(program, facts_dir, wanted, rules).items()}
+    empty = frozenset(_empty_inputs(program, facts_dir, facts))
+    rules, inputs = _translated(program, empty, frozenset(wanted))
+    try:
+        text, _n = (rows_text(program, facts, inputs) if facts is not None
+                    else facts_text(program, facts_dir, inputs))
+    except RecursionError:
+        raise EngineError("a record value is nested too deeply to translate") from None
+    solved = {k: sort_rows(v) for k, v in run_clingo(program, rules, text, wanted).items()}
     printed = _printed(program, solved)
     rels = {k: solved[k] for k in outputs}
     if out_dir is not None:
@@ -168,8 +190,20 @@ def _publish(out_dir: Path, fill) -> None:
         raise EngineError(f"out_dir {exc}") from None
 
 
-def _solve_souffle(program_path: Path, facts_dir: Path, out_dir: Path | None, timeout: float,
-                   compiled: bool, output_relations: set[str] | None, include_dirs: list[Path],
+def _write_fact_files(program: Program, facts: Facts, dir_: Path) -> None:
+    """In-memory facts as the TSV files Soufflé reads (symbols stored as fact files hold them)."""
+    for name, rel in program.relations.items():
+        for io in rel.inputs:
+            rows = [tuple(encode_symbol(v) if k == "s" else v
+                          for v, k in zip(row, rel.kinds, strict=True))
+                    for row in facts.get(name, ())]
+            write_tsv(input_path(io, rel, dir_), rows, rel.kinds, program.records,
+                      io.delimiter, rel.attrs if io.headers else None)
+
+
+def _solve_souffle(program_path: Path, facts_dir: Path | None, facts: Facts | None,
+                   out_dir: Path | None, timeout: float, compiled: bool,
+                   output_relations: set[str] | None, include_dirs: list[Path],
                    defines: dict[str, str]) -> tuple[dict[str, list[Row]], list[str], str]:
     from aliaslog.engines.souffle_backend import run_souffle
 
@@ -178,9 +212,14 @@ def _solve_souffle(program_path: Path, facts_dir: Path, out_dir: Path | None, ti
     result: list = []
 
     def run(work: Path) -> None:
-        raw, warnings, printed = run_souffle(program_path, program, facts_dir, work, outputs,
-                                    timeout=timeout, compiled=compiled,
-                                    include_dirs=include_dirs, defines=defines)
+        with tempfile.TemporaryDirectory(prefix="aliaslog-facts-") as tmp:
+            fdir = facts_dir
+            if facts is not None:
+                fdir = Path(tmp)
+                _write_fact_files(program, facts, fdir)
+            raw, warnings, printed = run_souffle(
+                program_path, program, fdir, work, outputs, timeout=timeout, compiled=compiled,
+                include_dirs=include_dirs, defines=defines)
         result.extend([{k: sort_rows(v) for k, v in raw.items()}, warnings, printed])
         keep = {io.filename(n, ".csv") for n in outputs
                 for io in program.relations[n].file_outputs}
@@ -197,21 +236,31 @@ def _solve_souffle(program_path: Path, facts_dir: Path, out_dir: Path | None, ti
     return rels, [*program.warnings, *warnings], printed
 
 
-def solve(program: Path, facts_dir: Path, out_dir: Path | None = None, *, engine: str = "auto",
-          timeout: float = 600, compiled: bool = False,
-          output_relations: set[str] | None = None, include_dirs: list[Path] | None = None,
+def solve(program: Path, facts_dir: Path | None = None, out_dir: Path | None = None, *,
+          facts: Facts | None = None, engine: str = "auto", timeout: float = 600,
+          compiled: bool = False, output_relations: set[str] | None = None,
+          include_dirs: list[Path] | None = None,
           defines: dict[str, str] | None = None) -> SolveResult:
-    """Evaluate a Soufflé program on a facts directory; optionally publish CSVs to out_dir."""
+    """Evaluate a Soufflé program on facts; optionally publish the output CSVs to out_dir.
+
+    The facts are a directory of Soufflé TSV files (`facts_dir`), or already in memory
+    (`facts`: input relation name -> rows of Python values, symbols as the program should see
+    them unescaped; a relation that is absent has no rows). In memory, the embedded engine
+    builds its facts without any file; Soufflé gets them written as TSV, each symbol stored
+    the way aliaslog's fact files store it, so both give what a run on the written files gives.
+    """
     start = time.perf_counter()
     program = Path(program)
-    facts_dir = Path(facts_dir)
     out = Path(out_dir) if out_dir is not None else None
     incs = [Path(d) for d in (include_dirs or [])]
     defs = dict(defines or {})
     if engine not in ENGINES:
         raise EngineError(f"unknown engine `{engine}` (choose from {', '.join(ENGINES)})")
-    if not facts_dir.is_dir():
-        raise EngineError(f"facts directory {facts_dir} does not exist")
+    if (facts_dir is None) == (facts is None):
+        raise EngineError("give the facts either as a directory or in memory, not both")
+    fdir = Path(facts_dir) if facts_dir is not None else None
+    if fdir is not None and not fdir.is_dir():
+        raise EngineError(f"facts directory {fdir} does not exist")
     choice = engine
     if engine == "auto":
         from aliaslog.engines.souffle_backend import souffle_executable
@@ -219,8 +268,8 @@ def solve(program: Path, facts_dir: Path, out_dir: Path | None = None, *, engine
         choice = "souffle" if souffle_executable() else "embedded"
     if choice == "souffle":
         try:
-            rels, warnings, printed = _solve_souffle(program, facts_dir, out, timeout, compiled,
-                                                     output_relations, incs, defs)
+            rels, warnings, printed = _solve_souffle(program, fdir, facts, out, timeout,
+                                                     compiled, output_relations, incs, defs)
             name = "souffle-compiled" if compiled else "souffle"
             return SolveResult(rels, name, time.perf_counter() - start, warnings, printed)
         except EngineError as exc:
@@ -228,6 +277,6 @@ def solve(program: Path, facts_dir: Path, out_dir: Path | None = None, *, engine
                 raise
             first = exc.render().splitlines()[0] if exc.render() else exc.message
             log.warning("souffle failed (%s); falling back to the embedded engine", first)
-    rels, warnings, printed = _solve_embedded(program, facts_dir, out, output_relations, incs,
+    rels, warnings, printed = _solve_embedded(program, fdir, facts, out, output_relations, incs,
                                               defs)
     return SolveResult(rels, "embedded", time.perf_counter() - start, warnings, printed)

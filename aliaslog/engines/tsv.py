@@ -9,6 +9,15 @@ from extractor.diagnostics import Span
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 
+# How aliaslog's fact files hold a symbol in a TSV cell (extractor.facts writes them so):
+# backslash, tab, newline and carriage return as escapes, everything else as it is.
+_ENCODE = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def encode_symbol(s: str) -> str:
+    """The TSV cell an in-memory symbol is stored as, so it reads back as from a fact file."""
+    return s.translate(_ENCODE)
+
 
 def parse_number(text: str) -> int:
     """Parse a number cell the way Soufflé's `std::stoi` does (leading blanks, sign, 32 bits)."""

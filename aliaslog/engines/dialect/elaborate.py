@@ -244,17 +244,17 @@ class Elaborator:
             heads = [fix_atom(h) for h in clause.heads]
             body = None
             if clause.body is not None:
-                body = [[_map_atoms(lit, fix_atom) for lit in conj] for conj in clause.body]
+                body = [[map_atoms(lit, fix_atom) for lit in conj] for conj in clause.body]
             clauses.append(Clause(heads, body, clause.span))
         return Program(relations, clauses, records, files, texts, self.warnings)
 
 
-def _map_atoms(lit, fn):
+def map_atoms(lit, fn):
     """Rebuild a literal with every atom (also inside aggregates in its terms) passed through fn."""
     if isinstance(lit, Atom):
         return fn(Atom(lit.rel, [_map_term(a, fn) for a in lit.args], lit.span))
     if isinstance(lit, Neg):
-        return Neg(_map_atoms(lit.atom, fn), lit.span)
+        return Neg(map_atoms(lit.atom, fn), lit.span)
     if isinstance(lit, Constraint):
         return Constraint(lit.op, _map_term(lit.left, fn), _map_term(lit.right, fn), lit.span)
     return lit
@@ -263,7 +263,7 @@ def _map_atoms(lit, fn):
 def _map_term(t, fn):
     if isinstance(t, Aggregate):
         expr = _map_term(t.expr, fn) if t.expr is not None else None
-        return Aggregate(t.kind, expr, [_map_atoms(lit, fn) for lit in t.body], t.span)
+        return Aggregate(t.kind, expr, [map_atoms(lit, fn) for lit in t.body], t.span)
     if isinstance(t, BinOp):
         return BinOp(t.op, _map_term(t.left, fn), _map_term(t.right, fn), t.span)
     if isinstance(t, UnOp):

@@ -16,8 +16,13 @@ _INT_MIN, _MASK = -(2**31), 2**32 - 1
 _STOI = {10: re.compile(r"[ \t\n\v\f\r]*([+-]?)([0-9]+)"),
          16: re.compile(r"[ \t\n\v\f\r]*([+-]?)(?:0[xX])?([0-9a-fA-F]+)"),
          2: re.compile(r"[ \t\n\v\f\r]*([+-]?)([01]+)")}
-# regular-expression syntax whose meaning differs between ECMAScript (std::regex) and Python
-_PYTHON_ONLY = re.compile(rb"\(\?[PimsxauL#<]|\\[AZzG]|[*+?}]\+|\(\?\(")
+_POSIX = {b"alpha": b"a-zA-Z", b"digit": b"0-9", b"alnum": b"a-zA-Z0-9", b"upper": b"A-Z",
+          b"lower": b"a-z", b"space": b" \\t\\n\\r\\f\\v", b"blank": b" \\t",
+          b"xdigit": b"0-9A-Fa-f", b"punct": rb"!-/:-@\[-`{-~", b"cntrl": rb"\x00-\x1f\x7f",
+          b"print": rb"\x20-\x7e", b"graph": rb"\x21-\x7e", b"word": rb"\w", b"w": rb"\w",
+          b"d": b"0-9", b"s": b" \\t\\n\\r\\f\\v"}
+_CLASS_ESCAPES = set(b"dDwWsSbnrtfv0")
+_QUANT = re.compile(rb"\{[0-9]+(,[0-9]*)?\}")
 
 
 class FunctorAbort(Exception):
@@ -142,14 +147,116 @@ class Functors:
         return Number(int(_bytes(part) not in _bytes(text)))
 
     def _compiled(self, pattern: Symbol) -> re.Pattern[bytes] | None:
-        """The pattern as Python compiles it; None where std::regex rejects it."""
+        """The ECMAScript pattern as a Python regex; None where std::regex rejects it."""
         key = _bytes(pattern)
         if key not in self._regex:
-            if _PYTHON_ONLY.search(key):
-                raise FunctorAbort(f"regular expression \"{pattern.string}\" uses syntax whose "
-                                   "meaning differs between ECMAScript (Soufflé) and Python")
             try:
-                self._regex[key] = re.compile(key)
+                python = ecmascript_to_python(key)
+                self._regex[key] = None if python is None else re.compile(python)
             except re.error:
                 self._regex[key] = None  # Soufflé warns "wrong pattern provided" and fails
+            except _Unsure:
+                raise FunctorAbort(f"regular expression \"{pattern.string}\" uses syntax whose "
+                                   "meaning differs between ECMAScript (Soufflé) and Python"
+                                   " or is not translated") from None
         return self._regex[key]
+
+
+class _Unsure(Exception):
+    """A regex construct whose std::regex meaning is not mirrored."""
+
+
+def ecmascript_to_python(p: bytes) -> bytes | None:
+    """Translate an ECMAScript (std::regex) pattern to Python's syntax; None if it is invalid.
+
+    Mirrored: literals, `.` (no line terminators), `^ $ |`, groups `( (?: (?= (?!`,
+    quantifiers (`{` must be one), escapes, classes with POSIX `[:name:]` and ECMAScript's
+    `[]` / `[^]`. Anything else raises _Unsure.
+    """
+    out = bytearray()
+    i, n = 0, len(p)
+    atom = False  # something a quantifier may follow
+    while i < n:
+        c = p[i:i + 1]
+        if c == b"\\":
+            if i + 1 >= n:
+                return None
+            e = p[i + 1:i + 2]
+            if e.isalpha() and e not in b"dDwWsSbBnrtfvxuc" or e == b"u":
+                raise _Unsure()
+            out += c + e
+            i += 2
+            atom = e not in b"bB"
+            continue
+        if c == b"[":
+            j, cls = _class(p, i)
+            out += cls
+            i, atom = j, True
+            continue
+        if c == b"(":
+            if p[i + 1:i + 2] == b"?":
+                if p[i + 2:i + 3] not in (b":", b"=", b"!"):
+                    return None
+                out += p[i:i + 3]
+                i += 3
+            else:
+                out += c
+                i += 1
+            atom = False
+            continue
+        if c in (b"*", b"+", b"?", b"{"):
+            if c == b"{":
+                m = _QUANT.match(p, i)
+                if m is None:
+                    return None
+                q, i = m.group(), m.end()
+            else:
+                q, i = c, i + 1
+            if not atom:
+                return None
+            out += q
+            if p[i:i + 1] == b"?":
+                out += b"?"
+                i += 1
+            if p[i:i + 1] in (b"*", b"+", b"?", b"{"):
+                return None  # ECMAScript has no possessive or stacked quantifiers
+            atom = False
+            continue
+        if c in (b"}", b"]"):
+            raise _Unsure()
+        out += {b".": rb"[^\n\r]", b"$": rb"\Z"}.get(c, re.escape(c) if c not in b"^|)" else c)
+        atom = c not in b"^|("
+        i += 1
+    return bytes(out)
+
+
+def _class(p: bytes, i: int) -> tuple[int, bytes]:
+    """A bracket expression starting at p[i] == `[`: (end index, Python class)."""
+    j = i + 1
+    neg = p[j:j + 1] == b"^"
+    j += neg
+    if p[j:j + 1] == b"]":  # ECMAScript: `[]` matches nothing, `[^]` anything
+        return j + 1, (rb"[\s\S]" if neg else rb"(?!)")
+    body = bytearray()
+    while j < len(p) and p[j:j + 1] != b"]":
+        c = p[j:j + 1]
+        if c == b"[" and p[j + 1:j + 2] in (b":", b".", b"="):
+            end = p.find(p[j + 1:j + 2] + b"]", j + 2)
+            name = p[j + 2:end]
+            if p[j + 1:j + 2] != b":" or end < 0 or name not in _POSIX:
+                raise _Unsure()
+            body += _POSIX[name]
+            j = end + 2
+            continue
+        if c == b"\\":
+            e = p[j + 1:j + 2]
+            if e.isalpha() and e[0] not in _CLASS_ESCAPES:
+                raise _Unsure()
+            body += c + e
+            j += 2
+            continue
+        body += b"\\[" if c == b"[" else c
+        j += 1
+    if j >= len(p):
+        raise re.error("unterminated character class")
+    return j + 1, b"[" + (b"^" if neg else b"") + bytes(body) + b"]"

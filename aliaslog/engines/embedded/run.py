@@ -2,30 +2,18 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from aliaslog.engines.base import EngineError, Row
 from aliaslog.engines.dialect.program import Program
-from aliaslog.engines.embedded.facts import facts_text
 from aliaslog.engines.embedded.functors import FunctorAbort, Functors
 from aliaslog.engines.embedded.model import read_relation
-from aliaslog.engines.embedded.translate import clingo_name, translate_rules
+from aliaslog.engines.embedded.translate import clingo_name
 
 
-def run_clingo(program: Program, facts_dir: Path, outputs: list[str],
-               rules: str | None = None) -> dict[str, list[Row]]:
-    """Ground and solve program + facts; return the shown output relations as typed rows.
-
-    `rules` is translate_rules(program) when the caller has it cached.
-    """
+def run_clingo(program: Program, rules: str, facts: str, outputs: list[str]
+               ) -> dict[str, list[Row]]:
+    """Ground and solve translated rules + facts; return the output relations as typed rows."""
     import clingo
 
-    try:
-        if rules is None:
-            rules = translate_rules(program)
-        facts, _n = facts_text(program, facts_dir)
-    except RecursionError:
-        raise EngineError("a term or record value is nested too deeply to translate") from None
     shows = []
     by_cname: dict[str, str] = {}
     for name in outputs:
@@ -43,9 +31,7 @@ def run_clingo(program: Program, facts_dir: Path, outputs: list[str],
     try:
         ctl.add("base", [], rules)
         ctl.add("base", [], "\n".join(shows) + "\n")
-        del rules
         ctl.add("base", [], facts)
-        del facts
         ctl.ground([("base", [])], context=Functors())
     except FunctorAbort as exc:
         raise EngineError(f"{exc} (Soufflé aborts the run here)") from None
