@@ -71,6 +71,7 @@ class Case:
     facts_dir: str = "facts"
     multi: bool = False
     include_dirs: list[str] = field(default_factory=list)
+    stdout: bool = False  # run with `-D-`: every output relation printed, no CSV file
 
     @property
     def label(self) -> str:
@@ -109,8 +110,10 @@ def registered(clone: Path, ref: str, category: str) -> list[Case]:
             continue
         if not active[-1] or not args:
             continue
-        if fn in ("positive_test", "souffle_positive_test", "positive_output_stdout_test"):
+        if fn in ("positive_test", "souffle_positive_test"):
             cases.append(Case(category, args[0]))
+        elif fn == "positive_output_stdout_test":
+            cases.append(Case(category, args[0], stdout=True))
         elif fn in ("negative_test", "souffle_negative_test"):
             cases.append(Case(category, args[0], negative=True))
         elif fn == "souffle_positive_functor_test":
@@ -227,6 +230,11 @@ def run_case(case: Case, test_dir: Path, work: Path) -> tuple[str, str]:
         return "accepted-invalid", "Soufflé rejects this program"
     want = sorted(p.name for p in data_dir.glob("*.csv"))
     got = sorted(p.name for p in out.glob("*.csv")) if out.is_dir() else []
+    printed = res.printed
+    if case.stdout:  # `-D-`: Soufflé prints what it would have written
+        printed += "".join(f"---------------\n{name[:-4]}\n===============\n"
+                           f"{(out / name).read_text()}===============\n" for name in got)
+        got = []
     if want != got:
         return "wrong answer", f"output files {got} != expected {want}"
     for name in want:
@@ -236,8 +244,8 @@ def run_case(case: Case, test_dir: Path, work: Path) -> tuple[str, str]:
             return "wrong answer", f"{name}: {_first_difference(a, b)}"
     expected_out = test_dir / f"{case.name}.out"
     if harness_sorted(expected_out.read_text() if expected_out.exists() else "") != \
-            harness_sorted(res.printed):
-        return "wrong answer", f"standard output differs: {res.printed[:200]!r}"
+            harness_sorted(printed):
+        return "wrong answer", f"standard output differs: {printed[:200]!r}"
     return "pass", ""
 
 

@@ -303,7 +303,7 @@ def test_recursive_aggregate_is_rejected(tmp_path: Path) -> None:
     (".decl p(x: number)\n.output p\np(x) :- x > 1.\n", "ungrounded variable `x`"),
     (".decl p(x: number)\n.output p\np(x) :- q(x).\n", "relation `q` is not declared"),
     (".decl p(x: number)\n.output p\np(1, 2).\n", "has 1 columns, used with 2"),
-    (".decl p(x: number)\n.output p\np(\"a\").\n", "symbol constant"),
+    (".decl p(x: number)\n.output p\np(\"a\").\n", "type mismatch: a symbol"),
     (".decl p(x: number)\n.output p\np(x) :- p(x), !p(_), x = _.\n", "underscore"),
     (".decl p(x: number)\n.output p\np(x) :- p(x) x.\n", "expected `.` ending the rule"),
     ('.decl p(x: symbol)\n.output p\np("a\\q").\n', "unknown escape sequence"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 
 from aliaslog.engines.base import EngineError, RecordKind, Row
@@ -133,6 +134,17 @@ def _parse_record(s: str, pos: int, kind: object, records: dict[str, list[object
             value = tuple(frame[1])
 
 
+def fact_bytes(path: Path) -> bytes:
+    """A fact file's bytes; gzip-compressed files are read through zlib, as Soufflé reads them."""
+    data = Path(path).read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        try:
+            return gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise EngineError(f"cannot decompress fact file {path}: {exc}") from None
+    return data
+
+
 def read_tsv(
     path: Path,
     kinds: list[object],
@@ -146,7 +158,7 @@ def read_tsv(
 ) -> list[Row]:
     """Read a Soufflé TSV file into typed rows; a bad cell is a located EngineError."""
     try:
-        data = path.read_bytes().decode("utf-8", errors="surrogateescape")
+        data = fact_bytes(path).decode("utf-8", errors="surrogateescape")
     except FileNotFoundError:
         raise EngineError(f"cannot open {what} {path}", span) from None
     except OSError as exc:

@@ -2,7 +2,7 @@
 
 `preprocess` (files to tokens) → `parse` (tokens to `ast`) → `elaborate` (components and
 types to a flat `program.Program`) → `scoping` (aggregate-local variables renamed apart) →
-`checks` (what Soufflé rejects). Anything outside the
+`types` and `checks` (what Soufflé rejects). Anything outside the
 subset is an `EngineError` located at the construct.
 """
 
@@ -17,6 +17,7 @@ from aliaslog.engines.dialect.parse import Parser
 from aliaslog.engines.dialect.preprocess import Preprocessor
 from aliaslog.engines.dialect.program import Program, Relation
 from aliaslog.engines.dialect.scoping import scope_aggregates
+from aliaslog.engines.dialect.types import check_types
 
 __all__ = ["Program", "Relation", "load_program"]
 
@@ -37,6 +38,7 @@ def load_program(path: Path, include_dirs: list[Path] | None = None,
         program.tsv_unsafe = list(pre.tsv_unsafe)
         if check and not lenient:
             scope_aggregates(program.clauses)
+            check_types(program)
             check_program(program)
         return program
     except EngineError as exc:

@@ -107,6 +107,16 @@ class Clause:
     heads: list[Atom]
     body: list[list] | None
     span: Span
+    plans: list[Plan] = field(default_factory=list)
+
+
+@dataclass(eq=False, slots=True)
+class Plan:
+    """`.plan V:(i, j, ...)`: evaluate version V of a rule with its body atoms in that order."""
+
+    version: int
+    order: list[int]
+    span: Span
 
 
 @dataclass(eq=False, slots=True)

@@ -10,9 +10,7 @@ from aliaslog.engines.dialect.ast import (
     BinOp,
     Constraint,
     Neg,
-    Num,
     Record,
-    Str,
     UnOp,
     Var,
     Wildcard,
@@ -78,8 +76,8 @@ def _check_conj(conj: list, outer: set[str], heads: list[Atom], program: Program
         for t in lit_terms(lit):
             for v in _free(t, bound):
                 raise EngineError(f"ungrounded variable `{v.name}`", v.span)
-            if isinstance(lit, (Neg, Constraint)):
-                _no_wild(t, "in a constraint" if isinstance(lit, Constraint) else None)
+            if isinstance(lit, Constraint) and not (lit.op == "=" and isinstance(t, Record)):
+                _no_wild(t, "in a constraint")  # `_` may only stand in a record pattern
     for h in heads:
         for t in h.args:
             for v in _free(t, bound):
@@ -103,19 +101,12 @@ def _no_wild(t, where: str | None) -> None:
             stack.extend(x.items)
 
 
-def _check_arity_and_types(atom: Atom, program: Program) -> None:
+def _check_arity(atom: Atom, program: Program) -> None:
     rel = program.relations[atom.rel]
     if len(atom.args) != len(rel.kinds):
         raise EngineError(
             f"relation `{atom.rel}` has {len(rel.kinds)} columns, used with {len(atom.args)}",
             atom.span)
-    for a, k in zip(atom.args, rel.kinds, strict=False):
-        if isinstance(a, Str) and k != "s":
-            raise EngineError(f"symbol constant where `{atom.rel}` expects a number or record",
-                              a.span)
-        if isinstance(a, Num) and k != "i":
-            raise EngineError(f"number constant where `{atom.rel}` expects a symbol or record",
-                              a.span)
 
 
 def _all_atoms(conj: list, out: list[tuple[Atom, bool]], negative: bool = False) -> None:
@@ -129,6 +120,13 @@ def _all_atoms(conj: list, out: list[tuple[Atom, bool]], negative: bool = False)
             aggs: list[Aggregate] = []
             aggregates_in(t, aggs)
             for agg in aggs:
+                for inner_lit in agg.body:
+                    for it in lit_terms(inner_lit):
+                        nested: list[Aggregate] = []
+                        aggregates_in(it, nested)
+                        if nested:
+                            raise EngineError("unsupported Soufflé construct `aggregate inside "
+                                              "an aggregate's body`", nested[0].span)
                 _all_atoms(agg.body, out, True)
                 if agg.expr is not None:
                     inner: list[Aggregate] = []
@@ -149,7 +147,7 @@ def check_program(program: Program) -> None:
     edges: dict[str, list[tuple[str, bool, Span]]] = {name: [] for name in program.relations}
     for clause in program.clauses:
         for h in clause.heads:
-            _check_arity_and_types(h, program)
+            _check_arity(h, program)
         if clause.body is None:
             for h in clause.heads:
                 for t in h.args:
@@ -172,16 +170,77 @@ def check_program(program: Program) -> None:
                     for agg in aggs:
                         _all_atoms(agg.body, atoms, True)
             for a, _neg in atoms:
-                _check_arity_and_types(a, program)
-            _check_conj(conj, set(), clause.heads, program)
+                _check_arity(a, program)
+            try:
+                _check_conj(conj, set(), clause.heads, program)
+            except EngineError as exc:
+                inline = [h.rel for h in clause.heads if program.relations[h.rel].inline]
+                if not inline or "ungrounded" not in exc.message:
+                    raise
+                raise EngineError(
+                    f"unsupported Soufflé construct `inline relation with an ungrounded rule`"
+                    f" (`{inline[0]}`: Soufflé substitutes its rules into their uses; "
+                    f"{exc.message})", exc.span) from None
             for h in clause.heads:
                 for a, neg in atoms:
                     edges[h.rel].append((a.rel, neg, a.span))
-    _check_stratified(edges, program)
+    comp = _check_stratified(edges, program)
+    _check_plans(program, comp)
+    _check_inline(program, edges)
 
 
-def _check_stratified(edges: dict[str, list[tuple[str, bool, Span]]], program: Program) -> None:
-    """Iterative Tarjan SCCs; a negative edge inside an SCC makes the program unstratifiable."""
+def _check_plans(program: Program, comp: dict[str, int]) -> None:
+    """`.plan` orders are permutations of the body atoms; versions exist only per recursive atom."""
+    for clause in program.clauses:
+        if not clause.plans or clause.body is None or len(clause.body) != 1:
+            continue
+        atoms = [lit for lit in clause.body[0] if isinstance(lit, Atom)]
+        head = comp[clause.heads[0].rel]
+        recursive = sum(comp[a.rel] == head for a in atoms)
+        for plan in clause.plans:
+            if sorted(plan.order) != list(range(1, len(atoms) + 1)):
+                raise EngineError("invalid execution order in plan (incomplete)", plan.span)
+            if plan.version >= max(recursive, 1):
+                raise EngineError(f"execution plan for version {plan.version}: only versions "
+                                  f"0..{max(recursive, 1) - 1} permitted", plan.span)
+
+
+def _check_inline(program: Program, edges: dict[str, list[tuple[str, bool, Span]]]) -> None:
+    """Soufflé's inlining limits: no I/O on an inline relation, no cycle of inline relations."""
+    inline = {n for n, r in program.relations.items() if r.inline}
+    for name in sorted(inline):
+        rel = program.relations[name]
+        if rel.inputs or rel.outputs or rel.printsize:
+            raise EngineError(f"IO relation `{name}` cannot be inlined", rel.span)
+    succ = {n: {b for b, _, _ in edges[n] if b in inline} for n in inline}
+    for start in sorted(inline):
+        stack, seen = list(succ[start]), set()
+        while stack:
+            n = stack.pop()
+            if n == start:
+                cycle = sorted({start} | {m for m in seen if start in _reach(succ, m)})
+                raise EngineError("cannot inline cyclically dependent relations "
+                                  f"{{{', '.join(cycle)}}}", program.relations[start].span)
+            if n not in seen:
+                seen.add(n)
+                stack.extend(succ[n])
+
+
+def _reach(succ: dict[str, set[str]], start: str) -> set[str]:
+    seen, stack = set(), [start]
+    while stack:
+        for m in succ[stack.pop()]:
+            if m not in seen:
+                seen.add(m)
+                stack.append(m)
+    return seen
+
+
+def _check_stratified(edges: dict[str, list[tuple[str, bool, Span]]], program: Program
+                      ) -> dict[str, int]:
+    """Iterative Tarjan SCCs; a negative edge inside an SCC makes the program unstratifiable.
+
+    Returns each relation's SCC number."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     on_stack: set[str] = set()
@@ -228,3 +287,4 @@ def _check_stratified(edges: dict[str, list[tuple[str, bool, Span]]], program: P
                     f"program is not stratifiable: `{head}` depends on `{body}` through negation"
                     f" or an aggregate inside the recursive cycle {{{', '.join(members)}}}",
                     span).with_text(program.texts.get(span.source, ""))
+    return comp

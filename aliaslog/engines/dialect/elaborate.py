@@ -115,6 +115,7 @@ class Elaborator:
                 f"given {len(args)}", span)
         binding = dict(zip(comp.params, args, strict=False))
         first = len(self.clauses)
+        direct = all(b not in binding for b, _, _ in comp.bases)
         for bname, bargs, bspan in comp.bases:
             bname = binding.get(bname, bname)  # a base may be a type parameter
             base = self._lookup_comp(bname, found[1]) or self._lookup_comp(bname, child)
@@ -125,7 +126,7 @@ class Elaborator:
         overrides = [it for it in comp.items if isinstance(it, Override)]
         for ov in overrides:
             decl = next((d for d, sc in self.decls if sc is child and ov.name in d.names), None)
-            if decl is None or "overridable" not in decl.qualifiers:
+            if direct and (decl is None or "overridable" not in decl.qualifiers):
                 raise EngineError(f"relation `{ov.name}` is not overridable in a base of "
                                   f"`{comp.name}`", ov.span)
         if overrides:
@@ -143,11 +144,14 @@ class Elaborator:
         while s is not None:
             if name in s.types:
                 return s.types[name]
+            if s.prefix + name in self.typedefs:  # `D.T`: type T of instance D
+                return s.prefix + name
             s = s.parent
         return name
 
-    def kind_of(self, name: str, scope: _Scope | None, span: Span, records: dict) -> object:
-        seen: set[str] = set()
+    def kind_of(self, name: str, scope: _Scope | None, span: Span, records: dict,
+                seen: set[str] | None = None) -> object:
+        seen = set() if seen is None else seen
         full = self._resolve_type_name(name, scope)
         while True:
             if full in _PRIMS:
@@ -170,17 +174,13 @@ class Elaborator:
                     records[full] = [self.kind_of(r, td.scope, d.span, records) for r in d.refs]
                 return RecordKind(full)
             if d.form == "union":
-                kinds = {self._kind_nonrec(r, td.scope, d.span, records, seen) for r in d.refs}
+                kinds = {self.kind_of(r, td.scope, d.span, records, set(seen)) for r in d.refs}
                 if len(kinds) != 1:
                     raise EngineError(f"union type `{name}` mixes number and symbol types",
                                       d.span)
                 return kinds.pop()
             full = self._resolve_type_name(d.refs[0], td.scope)
 
-    def _kind_nonrec(self, name, scope, span, records, seen) -> object:
-        return self.kind_of(name, scope, span, records)
-
-    # relations -------------------------------------------------------------------------------
     def build(self, files: list[Path], texts: dict[str, str]) -> Program:
         records: dict[str, list[object]] = {}
         relations: dict[str, Relation] = {}
@@ -189,6 +189,14 @@ class Elaborator:
                 full = scope.prefix + name
                 if full in relations:
                     raise EngineError(f"relation `{full}` declared twice", decl.span)
+                names = [a for a, _ in decl.attrs]
+                dup = next((a for i, a in enumerate(names) if a in names[:i]), None)
+                if dup is not None:
+                    raise EngineError(f"doubly defined attribute name `{dup}`", decl.span)
+                repeated = next((q for i, q in enumerate(decl.qualifiers)
+                                 if q in decl.qualifiers[:i]), None)
+                if repeated is not None:
+                    raise EngineError(f"{repeated} qualifier already set", decl.span)
                 kinds = [self.kind_of(t, scope, decl.span, records) for _, t in decl.attrs]
                 rel = Relation(full, [a for a, _ in decl.attrs], [t for _, t in decl.attrs],
                                kinds, decl.span)
@@ -203,6 +211,7 @@ class Elaborator:
                     rel.eqrel = True
                 if "printsize" in decl.qualifiers:
                     rel.printsize = True
+                rel.inline = "inline" in decl.qualifiers
                 relations[full] = rel
 
         def resolve(name: str, scope: _Scope, span: Span) -> str:
@@ -218,6 +227,9 @@ class Elaborator:
             for name, span in zip(io.names, spans, strict=False):
                 rel = relations[resolve(name, scope, span)]
                 if io.kind == "printsize":
+                    if rel.printsize:
+                        raise EngineError(f"redefinition of printsize directives for relation "
+                                          f"`{name}`", span)
                     rel.printsize = True
                     continue
                 params = dict(io.params)
@@ -245,7 +257,7 @@ class Elaborator:
             body = None
             if clause.body is not None:
                 body = [[map_atoms(lit, fix_atom) for lit in conj] for conj in clause.body]
-            clauses.append(Clause(heads, body, clause.span))
+            clauses.append(Clause(heads, body, clause.span, clause.plans))
         return Program(relations, clauses, records, files, texts, self.warnings)
 
 

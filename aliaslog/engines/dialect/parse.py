@@ -19,6 +19,7 @@ from aliaslog.engines.dialect.ast import (
     Nil,
     Num,
     Override,
+    Plan,
     Record,
     Str,
     TypeDecl,
@@ -131,7 +132,11 @@ class Parser:
                 self.i = start
                 self._skip_statement()
                 continue
-            if item is not None:
+            if isinstance(item, list):  # execution plans of the rule before them
+                if not items or not isinstance(items[-1], Clause) or items[-1].body is None:
+                    raise EngineError("`.plan` must follow a rule", item[0].span)
+                items[-1].plans.extend(item)
+            elif item is not None:
                 items.append(item)
 
     def _skip_statement(self) -> None:
@@ -180,15 +185,34 @@ class Parser:
             if d == ".pragma":
                 return self._pragma()
             if d == ".plan":
-                self.advance()
-                while self.tok.kind == "num" or (
-                        self.tok.kind == "p" and self.tok.value in (":", "(", ")", ",")):
-                    self.advance()
-                return None
+                return self._plans()
             self.unsupported(d)
         if t.kind == "id":
             return self._clause()
         self.error("expected a declaration or a rule")
+
+    def _plans(self) -> list[Plan]:
+        """`.plan 0:(2,1), 1:(1,2)`, attached by _items to the rule before it."""
+        self.advance()
+        plans: list[Plan] = []
+        while True:
+            v = self.tok
+            if v.kind != "num":
+                self.error("expected a version number in `.plan`")
+            self.advance()
+            self.expect(":")
+            self.expect("(")
+            order: list[int] = []
+            while self.tok.kind == "num":
+                order.append(int(self.advance().value))
+                if not self.at(","):
+                    break
+                self.advance()
+            self.expect(")")
+            plans.append(Plan(int(v.value), order, v.span))
+            if not self.at(","):
+                return plans
+            self.advance()
 
     def _pragma(self) -> None:
         """`.pragma "key" "value"` sets a command-line option; see PRAGMAS_REJECTED."""
@@ -212,6 +236,8 @@ class Parser:
     def _type_decl(self) -> TypeDecl:
         start = self.advance()
         name = self.ident("a type name")
+        if not (self.at("<:") or self.at("=")):  # `.type T` alone: a subtype of symbol
+            return TypeDecl(name.value, "sub", ["symbol"], [], start.span)
         if self.at("<:"):
             self.advance()
             base = self._qualified_type()
@@ -245,6 +271,8 @@ class Parser:
     def _decl(self) -> Decl:
         start = self.advance()
         names = [self.ident("a relation name").value]
+        if self.at("="):
+            self.unsupported("debug_delta relation")
         while self.at(","):
             self.advance()
             names.append(self.ident("a relation name").value)
@@ -578,7 +606,9 @@ class Parser:
                 self.advance()
                 inner = self._term()
                 self.expect(",")
-                self.ident("a type name")
+                ty = self.ident("a type name")
+                if ty.value in ("float", "unsigned"):
+                    self.unsupported(f"{ty.value} type", ty)
                 self.expect(")")
                 return inner
             if v in _FUNCTOR_KEYWORDS:

@@ -66,6 +66,25 @@ def _unescape(lit: str, span: Span) -> str:
     return "".join(out)
 
 
+def _without_annotations(tokens: list[Token]) -> list[Token]:
+    """Drop Soufflé 2.5's annotations `@[...]` / `@![...]`: metadata, no meaning for a run."""
+    out: list[Token] = []
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t.kind == "p" and t.value in ("@", "@!") and i + 1 < len(tokens) \
+                and tokens[i + 1].kind == "p" and tokens[i + 1].value == "[":
+            depth, i = 1, i + 2
+            while i < len(tokens) and depth:
+                if tokens[i].kind == "p" and tokens[i].value in ("[", "]"):
+                    depth += 1 if tokens[i].value == "[" else -1
+                i += 1
+            continue
+        out.append(t)
+        i += 1
+    return out
+
+
 class _LineIndex:
     """Offsets of line starts, to turn a string offset into line:col quickly."""
 
@@ -115,6 +134,7 @@ class Preprocessor:
         except (OSError, UnicodeDecodeError) as exc:
             raise EngineError(f"cannot read Datalog program {path}: {exc}") from None
         self._lex_file(path, str(path), text)
+        self.tokens = _without_annotations(self.tokens)
         last = self.tokens[-1].span if self.tokens else Span(str(path), 1, 1)
         self.tokens.append(Token("eof", "", Span(last.source, last.line, last.col)))
         return self.tokens
@@ -136,6 +156,8 @@ class Preprocessor:
     def _include(self, name: str, current: Path, span: Span) -> None:
         target = self._resolve_include(name, current, span)
         key = target.resolve()
+        if key in self._once:
+            return  # a `.once` file is read once; including it again adds nothing
         if any(p.resolve() == key for p in self._stack):
             raise EngineError(f"recursive include of `{name}`", span)
         if len(self._stack) >= self.MAX_DEPTH:
@@ -242,6 +264,9 @@ class Preprocessor:
                 if path.resolve() in self._once:
                     break
                 self._once.add(path.resolve())
+                continue
+            if kind == "id" and val == "__LINE__":
+                self.tokens.append(Token("num", str(tok_span.line), tok_span))
                 continue
             if kind == "id" and val in self.macros:
                 self._expand_macro(val, tok_span)

@@ -22,6 +22,7 @@ class Relation:
     outputs: list[IO] = field(default_factory=list)  # every `.output` directive, in order
     printsize: bool = False
     eqrel: bool = False  # an equivalence relation: its rows are closed under refl/sym/trans
+    inline: bool = False  # Soufflé substitutes its rules into its uses
 
     @property
     def file_outputs(self) -> list[IO]:

@@ -9,7 +9,7 @@ from pathlib import Path
 from aliaslog.engines.base import EngineError, RecordKind, Row
 from aliaslog.engines.dialect.program import IO, Program, Relation
 from aliaslog.engines.embedded.translate import clingo_name, quote
-from aliaslog.engines.tsv import encode_symbol, read_tsv
+from aliaslog.engines.tsv import encode_symbol, fact_bytes, read_tsv
 
 
 def _value_text(v: object, kind: object, records: dict) -> str:
@@ -90,7 +90,7 @@ def _relation_facts(program: Program, rel: Relation, io: IO, path: Path) -> tupl
     arity = len(rel.kinds)
     if arity > 0 and all(k == "s" for k in rel.kinds) and not io.headers and io.delimiter == "\t":
         try:
-            data = path.read_bytes().decode("utf-8")
+            data = fact_bytes(path).decode("utf-8")
         except FileNotFoundError:
             raise EngineError(f"cannot open fact file {path}", io.span) from None
         except UnicodeDecodeError as exc:

@@ -78,6 +78,8 @@ class Functors:
         return _text(data[i:i + n])
 
     def to_number(self, s: Symbol) -> Symbol:
+        if s.type == SymbolType.Number:
+            return s  # Soufflé's identity overload
         text = s.string
         body = text[1:] if text.startswith("-") else text
         base = 2 if body.startswith("0b") else 16 if body.startswith("0x") else 10
@@ -86,6 +88,8 @@ class Functors:
         return Number(_stoi(text, base))
 
     def to_string(self, n: Symbol) -> Symbol:
+        if n.type == SymbolType.String:
+            return n  # Soufflé's identity overload
         return String(str(n.number))
 
     def range(self, start: Symbol, stop: Symbol, step: Symbol | None = None) -> list[Symbol]:

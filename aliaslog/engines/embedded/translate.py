@@ -145,7 +145,8 @@ class _RuleWriter:
                 return f"@{lit.op}({self.term(left)},{self.term(right)}) = 1"
             if lit.op == "=" and isinstance(right, (Var, Record)) and not isinstance(left, Var):
                 left, right = right, left
-            return f"{self.term(left)} {lit.op} {self.term(right)}"
+            fresh: list[str] = []  # `_` in a record pattern: a variable of its own
+            return f"{self.term(left, None, fresh)} {lit.op} {self.term(right, None, fresh)}"
         if isinstance(lit, BoolLit):
             return None if lit.value else "#false"
         raise EngineError(f"unsupported literal {type(lit).__name__}", getattr(lit, "span", None))
