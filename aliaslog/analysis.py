@@ -409,12 +409,12 @@ def analyze(
     timings["facts"] = time.perf_counter() - t0
     with tempfile.TemporaryDirectory(prefix="aliaslog-") as tmp:
         base = Path(keep_files) if keep_files is not None else Path(tmp)
-        facts_dir = base / "facts"
-        extraction.facts.write(facts_dir)
+        if keep_files is not None:
+            extraction.facts.write(base / "facts")
         t1 = time.perf_counter()
         solved = solve(
             MAIN,
-            facts_dir,
+            facts=extraction.facts.rows,
             out_dir=base / "out" if keep_files is not None else None,
             engine=engine,
             timeout=timeout,

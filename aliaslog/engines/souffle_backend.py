@@ -15,8 +15,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from aliaslog.engines.base import EngineError, Row, read_tsv
-from aliaslog.engines.souffle_subset import Program
+from aliaslog.engines.base import EngineError, Row
+from aliaslog.engines.dialect import Program
+from aliaslog.engines.tsv import read_tsv
 
 _SAFE_PATH = re.compile(r'^[^"`$\\\n]*$')
 _MACRO = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -151,8 +152,8 @@ def compiled_binary(program_path: Path, program: Program, timeout: float,
 
 def run_souffle(program_path: Path, program: Program, facts_dir: Path, work_dir: Path,
                 outputs: list[str], *, timeout: float, compiled: bool,
-                include_dirs: list[Path], defines: dict[str, str]) -> tuple[dict[str, list[Row]],
-                                                                           list[str]]:
+                include_dirs: list[Path], defines: dict[str, str]
+                ) -> tuple[dict[str, list[Row]], list[str], str]:
     """Run Soufflé writing CSVs into work_dir, then read the selected outputs back typed."""
     if not _SAFE_PATH.match(str(program_path)):
         raise EngineError(
@@ -165,18 +166,21 @@ def run_souffle(program_path: Path, program: Program, facts_dir: Path, work_dir:
     if compiled:
         binary = compiled_binary(program_path, program, timeout, include_dirs, defines)
         cmd = [str(binary), "-F", str(facts_dir), "-D", str(work_dir)]
-        _out, err = run_process(cmd, timeout, "souffle-compiled program")
+        out, err = run_process(cmd, timeout, "souffle-compiled program")
     else:
         exe = _require_executable()
         cmd = [exe, "-F", str(facts_dir), "-D", str(work_dir),
                *_common_args(include_dirs, defines), str(program_path)]
-        _out, err = run_process(cmd, timeout)
+        out, err = run_process(cmd, timeout)
     warnings = [ln for ln in err.splitlines() if ln.strip()]
     rows: dict[str, list[Row]] = {}
     for name in outputs:
         rel = program.relations[name]
-        params = rel.output or {}
-        fname = params.get("filename", name + ".csv")
+        if not rel.file_outputs:
+            raise EngineError(f"`{name}` is written only to standard output, which is not read"
+                              " back from Soufflé", rel.outputs[0].span)
+        io = rel.file_outputs[0]
+        fname = io.filename(name, ".csv")
         path = Path(fname) if Path(fname).is_absolute() else Path(work_dir) / fname
         if not rel.kinds:
             try:
@@ -187,8 +191,6 @@ def run_souffle(program_path: Path, program: Program, facts_dir: Path, work_dir:
             continue
         if not path.exists():
             raise EngineError(f"souffle wrote no output file {path}")
-        rows[name] = read_tsv(path, rel.kinds, program.records,
-                              delimiter=params.get("delimiter", "\t"),
-                              headers=params.get("headers", "false") == "true",
-                              what="souffle output", strict=True)
-    return rows, warnings
+        rows[name] = read_tsv(path, rel.kinds, program.records, delimiter=io.delimiter,
+                              headers=io.headers, what="souffle output", strict=True)
+    return rows, warnings, out

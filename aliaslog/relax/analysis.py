@@ -241,10 +241,10 @@ def analyze_relax(
     timings["facts"] = time.perf_counter() - t1
     with tempfile.TemporaryDirectory(prefix="aliaslog-relax-") as tmp:
         base = Path(keep_files) if keep_files is not None else Path(tmp)
-        facts_dir = base / "facts"
-        extraction.facts.write(facts_dir)
+        if keep_files is not None:
+            extraction.facts.write(base / "facts")
         t2 = time.perf_counter()
-        solved = solve(RELAX_MAIN, facts_dir,
+        solved = solve(RELAX_MAIN, facts=extraction.facts.rows,
                        out_dir=base / "out" if keep_files is not None else None,
                        engine=engine, timeout=timeout, compiled=compiled,
                        output_relations=None if keep_files is not None else READ_BACK)

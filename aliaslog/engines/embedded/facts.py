@@ -1,0 +1,115 @@
+"""Input relations as clingo facts (rule text: clingo's parser reads it faster than its API)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from operator import itemgetter
+from pathlib import Path
+
+from aliaslog.engines.base import EngineError, RecordKind, Row
+from aliaslog.engines.dialect.program import IO, Program, Relation
+from aliaslog.engines.embedded.translate import clingo_name, quote
+from aliaslog.engines.tsv import encode_symbol, fact_bytes, read_tsv
+
+
+def _value_text(v: object, kind: object, records: dict) -> str:
+    if kind == "s":
+        return quote(v)  # type: ignore[arg-type]
+    if kind == "i":
+        return str(v)
+    if v is None:
+        return "nil"
+    assert isinstance(kind, RecordKind)
+    items = [_value_text(x, k, records) for x, k in zip(v, records[kind.name], strict=False)]
+    return "(" + ",".join(items) + ("," if len(items) == 1 else "") + ")"
+
+
+def input_path(io: IO, rel: Relation, facts_dir: Path) -> Path:
+    """Where an `.input` directive reads from: its filename, relative to the facts directory."""
+    fname = Path(io.filename(rel.name, ".facts"))
+    return fname if fname.is_absolute() else Path(facts_dir) / fname
+
+
+def facts_text(program: Program, facts_dir: Path, only: set[str]) -> tuple[str, int]:
+    """The `only` input relations' fact files as clingo facts; returns (text, number of facts).
+
+    A relation with several `.input` directives holds the rows of all their files.
+    """
+    chunks: list[str] = []
+    count = 0
+    for rel in program.relations.values():
+        if rel.name not in only:
+            continue
+        for io in rel.inputs:
+            text, n = _relation_facts(program, rel, io, input_path(io, rel, facts_dir))
+            chunks.append(text)
+            count += n
+    return "\n".join(c for c in chunks if c) + "\n", count
+
+
+def rows_text(program: Program, facts: Mapping[str, Sequence[Row]], only: set[str]
+              ) -> tuple[str, int]:
+    """In-memory rows of the `only` input relations as clingo facts (see solve's `facts`)."""
+    chunks: list[str] = []
+    count = 0
+    for name in sorted(only):
+        rows = facts.get(name, ())
+        if not rows:
+            continue
+        rel = program.relations[name]
+        cname = clingo_name(name)
+        count += len(rows)
+        if not rel.kinds:
+            chunks.append(cname + ".")
+            continue
+        for i, k in enumerate(rel.kinds):
+            want = {"s": str, "i": int}.get(k)  # type: ignore[call-overload]
+            if want is not None and set(map(type, map(itemgetter(i), rows))) != {want}:
+                raise EngineError(f"in-memory facts of `{name}`: column {i + 1} must hold "
+                                  f"{'symbols' if k == 's' else 'numbers'}", rel.span)
+        if all(k in ("s", "i") for k in rel.kinds):
+            # one C-level format per row; any quote, escape or line break inside a symbol
+            # changes the counts below, and such rows take the cell-by-cell path
+            form = cname + "(" + ",".join('"%s"' if k == "s" else "%d" for k in rel.kinds) + ")."
+            text = "\n".join([form % r for r in rows])
+            quotes = 2 * sum(k == "s" for k in rel.kinds) * len(rows)
+            if text.count('"') == quotes and text.count("\n") == len(rows) - 1 \
+                    and not any(c in text for c in "\\\t\r\0"):
+                chunks.append(text)
+                continue
+        recs = program.records
+        chunks.append("\n".join(
+            cname + "(" + ",".join(_value_text(encode_symbol(v) if k == "s" else v, k, recs)
+                                   for v, k in zip(row, rel.kinds, strict=True)) + ")."
+            for row in rows))
+    return "\n".join(chunks) + "\n", count
+
+
+def _relation_facts(program: Program, rel: Relation, io: IO, path: Path) -> tuple[str, int]:
+    name = clingo_name(rel.name)
+    arity = len(rel.kinds)
+    if arity > 0 and all(k == "s" for k in rel.kinds) and not io.headers and io.delimiter == "\t":
+        try:
+            data = fact_bytes(path).decode("utf-8")
+        except FileNotFoundError:
+            raise EngineError(f"cannot open fact file {path}", io.span) from None
+        except UnicodeDecodeError as exc:
+            raise EngineError(f"fact file {path} is not UTF-8: {exc}", io.span) from None
+        lines = data.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        if "\r" in data:
+            lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+        if '"' not in data and "\\" not in data and "\0" not in data and all(
+                ln.count("\t") == arity - 1 for ln in lines):
+            prefix = name + '("'
+            return "\n".join(prefix + ln.replace("\t", '","') + '").' for ln in lines), len(lines)
+    rows = read_tsv(path, rel.kinds, program.records, delimiter=io.delimiter, headers=io.headers,
+                    span=io.span)
+    if arity == 0:
+        return (name + ".", 1) if rows else ("", 0)
+    recs = program.records
+    return "\n".join(
+        name + "(" + ",".join(_value_text(v, k, recs)
+                              for v, k in zip(row, rel.kinds, strict=False)) + ")."
+        for row in rows), len(rows)
