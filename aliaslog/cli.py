@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -33,6 +34,8 @@ class _RelaxCli:
 
 
 relax_cli = _RelaxCli()
+
+INTERNAL_ERROR = 3  # never 1, which means "findings"
 
 
 def is_relax_file(path: str) -> bool:
@@ -340,13 +343,31 @@ def _relax_arguments(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--at", default="input", choices=["input", "legalized", "lowered"],
                     help="Relax extraction point: the module as given; relax.build's pipeline "
                          "up to RemovePurityChecking; or through KillAfterLastUse")
+    _tir_effects_argument(sp)
+
+
+def _tir_effects_argument(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("--tir-effects", action="append", default=[], metavar="FILE",
+                    help="Relax: extra table of packed functions TIR kernels call "
+                         "(function<TAB>reads<TAB>writes, argument positions)")
+
+
+EXIT_STATUSES = """exit status:
+  0    success; for check, no violation (warnings count only with --strict)
+  1    findings: check found violations, precision found an unsound variant, zoo lost a model
+  2    bad input: a file that does not parse or load, a bad option, a TVM pipeline that fails
+  3    internal error in aliaslog (one line on stderr; --debug prints the traceback)
+  130  interrupted"""
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
     p = argparse.ArgumentParser(
-        prog="aliaslog", description="Effect and alias analysis for TVM's Relay and Relax IR."
+        prog="aliaslog", description="Effect and alias analysis for TVM's Relay and Relax IR.",
+        epilog=EXIT_STATUSES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    p.add_argument("--debug", action="store_true",
+                   help="on an internal error, print the Python traceback")
     sub = p.add_subparsers(dest="command", required=True)
 
     sp = sub.add_parser("parse", help="parse a Relay program and pretty-print it")
@@ -429,6 +450,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--engine", choices=["auto", "souffle", "embedded"], default="auto")
     sp.add_argument("--op-effects", action="append", default=[], metavar="FILE",
                     help="extra effect table (name<TAB>effect)")
+    _tir_effects_argument(sp)
     sp.add_argument("--timeout", type=float, default=600, help="Soufflé time limit (seconds)")
     sp.set_defaults(func=lambda a: relax_cli.cmd_check(a))
 
@@ -473,6 +495,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. piped into `head`: stop quietly
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - replaces the closed stdout
         return 0
+    except Exception as exc:  # noqa: BLE001 - anything else is aliaslog's bug, never a finding
+        if args.debug:
+            traceback.print_exc()
+        first = (str(exc).strip().splitlines() or [""])[0]
+        hint = "" if args.debug else " (run `aliaslog --debug ...` for the traceback)"
+        print(f"aliaslog: internal error: {type(exc).__name__}: {first}{hint}", file=sys.stderr)
+        return INTERNAL_ERROR
 
 
 if __name__ == "__main__":

@@ -18,19 +18,12 @@ import tvm
 import tvm_ffi
 from tvm import relax, s_tir, tirx
 
-from .effect_table import ExtractError, load_effect_table
+from .effect_table import ExtractError, TirCallEffect, load_effect_table, load_tir_effect_table
 from .facts import FactSet
 
 DEFAULT_RELAX_EFFECTS = Path(__file__).with_name("relax_effects.tsv")
+DEFAULT_TIR_EFFECTS = Path(__file__).with_name("tir_packed_effects.tsv")
 
-# Ops whose result is the argument's memory under another shape (TVM's own view list: the
-# planner's in-place memory ops and DataflowUseInplaceCalls' view ops), plus identities.
-VIEW_OPS = frozenset({
-    "relax.reshape", "relax.memory.view", "relax.memory.ensure_zero_offset",
-    "relax.expand_dims", "relax.squeeze", "relax.permute_dims", "relax.flatten",
-    "relax.nn.batch_flatten", "relax.grad.no_grad", "relax.grad.stop_gradient",
-    "relax.hint_on_device", "relax.to_vdevice", "relax.wrap_param", "relax.stop_lift_params",
-})
 # Ops that LegalizeOps + RewriteDataflowReshape turn into a view when they copy their input
 # unchanged (same dtype and element count): notes §2, case06.
 IDENTITY_WHEN_SAME = frozenset({
@@ -57,11 +50,19 @@ OPAQUE_TIR_CALLS = frozenset({
     "tirx.tvm_call_cpacked", "tirx.call_llvm_intrin", "tirx.tvm_access_ptr", "tirx.address_of",
     "tirx.tvm_call_packed_lowered", "tirx.tvm_call_cpacked_lowered",
 })
+# Of those, the packed calls: args[0] names the function, which the TIR effect table describes.
+TIR_PACKED_CALLS = frozenset({"tirx.call_packed", "tirx.call_cpacked", "tirx.tvm_call_packed",
+                              "tirx.tvm_call_cpacked"})
 
 
 def load_relax_effects(*paths: str | os.PathLike[str]) -> dict[str, str]:
     """The Relax op / packed-function effect table: shipped defaults, then `paths` in order."""
     return load_effect_table(DEFAULT_RELAX_EFFECTS, *paths)
+
+
+def load_tir_effects(*paths: str | os.PathLike[str]) -> dict[str, TirCallEffect]:
+    """The table of packed functions TIR kernels call: shipped defaults, then `paths`."""
+    return load_tir_effect_table(DEFAULT_TIR_EFFECTS, *paths)
 
 
 @dataclass
@@ -91,9 +92,11 @@ class RelaxExtraction:
 
 
 def extract_relax(mod: tvm.IRModule, effects: dict[str, str] | None = None,
-                  entries: list[str] | None = None) -> RelaxExtraction:
+                  entries: list[str] | None = None,
+                  tir_effects: dict[str, TirCallEffect] | None = None) -> RelaxExtraction:
     """Facts for every Relax function of `mod`; entries default to its public functions."""
     return _RelaxExtractor(mod, effects if effects is not None else load_relax_effects(),
+                           tir_effects if tir_effects is not None else load_tir_effects(),
                            entries).run()
 
 
@@ -135,12 +138,15 @@ def _const_scalar(e: Any) -> float | None:
     return None
 
 
-def written_params(pf: tirx.PrimFunc) -> tuple[list[int], bool]:
+def written_params(pf: tirx.PrimFunc,
+                   tir_effects: dict[str, TirCallEffect] | None = None) -> tuple[list[int], bool]:
     """Indices of the PrimFunc parameters its body may write, and whether an opaque call does.
 
     A BufferStore into a parameter, or into a DeclBuffer / match_buffer view of one, writes it.
-    A call that takes data pointers (extern, packed, address_of) may write any parameter.
+    A packed call the TIR effect table describes writes the buffers at its written positions;
+    any other call that takes data pointers (extern, packed, address_of) may write them all.
     """
+    table = tir_effects if tir_effects is not None else load_tir_effects()
     alias: dict[Any, Any] = {}
     stores: list[Any] = []
     opaque: list[Any] = []
@@ -156,19 +162,23 @@ def written_params(pf: tirx.PrimFunc) -> tuple[list[int], bool]:
         alias[m.buffer] = src.source if hasattr(src, "source") else src.buffer
 
     def on_call(c: Any) -> None:
-        if isinstance(c.op, tvm.ir.Op) and c.op.name in OPAQUE_TIR_CALLS:
+        if not (isinstance(c.op, tvm.ir.Op) and c.op.name in OPAQUE_TIR_CALLS):
+            return
+        described = _described_writes(c, table)
+        if described is None:
             opaque.append(c)
+        else:
+            stores.extend(described)
 
     tvm_ffi.structural_walk(pf.body, [(tirx.DeclBuffer, on_decl),
                                       (s_tir.MatchBufferRegion, on_match),
-                                      (tirx.BufferStore, stores.append),
+                                      (tirx.BufferStore, lambda st: stores.append(st.buffer)),
                                       (tvm.ir.Call, on_call)])
     index = {p: i for i, p in enumerate(pf.params)}
     if opaque:
         return list(range(len(pf.params))), True
     out: set[int] = set()
-    for s in stores:
-        b = s.buffer
+    for b in stores:
         for _ in range(64):
             if b in index or b not in alias:
                 break
@@ -178,11 +188,67 @@ def written_params(pf: tirx.PrimFunc) -> tuple[list[int], bool]:
     return sorted(out), False
 
 
+def _buffers_in(e: Any) -> list[Any]:
+    """The buffers an argument expression of a TIR call mentions (e.g. via tvm_stack_make_array)."""
+    found: list[Any] = []
+    tvm_ffi.structural_walk(e, [(tvm.ir.Var, lambda v: found.append(v)
+                                 if isinstance(v.ty, tirx.BufferType) else None)])
+    return found
+
+
+def _described_writes(c: Any, table: dict[str, TirCallEffect]) -> list[Any] | None:
+    """Buffers a described packed call writes, or None when the table cannot say."""
+    if c.op.name not in TIR_PACKED_CALLS or not c.args or \
+            not isinstance(c.args[0], tvm.ir.StringImm):
+        return None
+    effect = table.get(str(c.args[0].value))
+    if effect is None:
+        return None
+    written: list[Any] = []
+    for pos, arg in enumerate(c.args[1:]):
+        buffers = _buffers_in(arg)
+        if not buffers:
+            continue
+        if pos in effect.writes:
+            written += buffers
+        elif pos not in effect.reads:
+            return None  # a buffer where the table expects none: not the described signature
+    return written
+
+
+def reshape_source(c: relax.Call, pf: tirx.PrimFunc) -> int | None:
+    """The argument RewriteDataflowReshape may make `call_tir(pf, args)` a view of, or None.
+
+    Mirrors the pass's checks (0.27, rewrite_dataflow_reshape.cc): exactly one tensor argument
+    the body uses, the same dtype and element count, and TVM's HasReshapePattern. TVM's check
+    aborts on a body that is not an s_tir block, and anything this cannot decide (symbolic
+    shapes, untyped arguments) is a possible view: a view is the conservative assumption.
+    """
+    args = list(c.args[1].fields) if isinstance(c.args[1], relax.Tuple) else []
+    mentioned: set[Any] = set()
+    tvm_ffi.structural_walk(pf.body, [(tvm.ir.Var, mentioned.add)])
+    used = [i for i, p in enumerate(pf.params[: len(args)])
+            if isinstance(p.ty, tirx.BufferType) and p in mentioned]
+    if len(used) != 1:
+        return None
+    k = used[0]
+    src, out = _tensor_sig(getattr(args[k], "ty", None)), _tensor_sig(getattr(c, "ty", None))
+    if src is not None and out is not None:
+        if src[1] != out[1]:
+            return None
+        if src[0] is not None and out[0] is not None and src[0] != out[0]:
+            return None
+    if isinstance(pf.body, s_tir.SBlockRealize) and not relax.analysis.has_reshape_pattern(pf):
+        return None
+    return k
+
+
 class _RelaxExtractor:
     def __init__(self, mod: tvm.IRModule, effects: dict[str, str],
-                 entries: list[str] | None) -> None:
+                 tir_effects: dict[str, TirCallEffect], entries: list[str] | None) -> None:
         self.mod = mod
         self.effects = effects
+        self.tir_effects = tir_effects
         self.f = FactSet()
         self.ids = RelaxIds()
         self.n_block = 0
@@ -257,6 +323,9 @@ class _RelaxExtractor:
         blk = f"k{self.n_block}"
         self.n_block += 1
         bindings = [b for block in s.blocks for b in block.bindings]
+        # RewriteDataflowReshape only rewrites DataflowVar bindings of dataflow blocks
+        rewritable = {b for block in s.blocks if isinstance(block, relax.DataflowBlock)
+                      for b in block.bindings if isinstance(b.var, relax.DataflowVar)}
         result = self.atom(s.body, func, owner)
         lets = [self.nid(("let", b), b) for b in bindings]
         f.add("block_end", blk, result, len(bindings))
@@ -273,7 +342,7 @@ class _RelaxExtractor:
             span = getattr(b.value, "span", None)
             if span is not None:
                 f.add("node_loc", v, int(span.line), int(span.column))
-            value = self.value(b.value, func, bid, gname)
+            value = self.value(b.value, func, bid, gname, b in rewritable)
             if isinstance(b, relax.MatchCast) and not _cast_cannot_fail(b):
                 value = self.match_check(b, value, func, bid)
             self.ids.node_binding.setdefault(v, bid)
@@ -306,6 +375,7 @@ class _RelaxExtractor:
         if _is_var(b.value):
             f.add("var_ref", n, value)
         self.op_call(n, "op", "relax.match_cast", "unknown")
+        f.add("tvm_impure", n, "a MatchCast: TVM's passes never remove one")
         return n
 
     # ------------------------------------------------------------------------ values
@@ -352,11 +422,11 @@ class _RelaxExtractor:
         f.add("node", n, "meta", func)
         return n
 
-    def value(self, e: Any, func: str, owner: str, gname: str) -> str:
-        """Facts for a binding's value; returns its node id."""
+    def value(self, e: Any, func: str, owner: str, gname: str, rewritable: bool = False) -> str:
+        """Facts for a binding's value (`rewritable`: RewriteDataflowReshape may rewrite it)."""
         f = self.f
         if isinstance(e, relax.Call):
-            return self.call(e, func, owner)
+            return self.call(e, func, owner, rewritable)
         if isinstance(e, relax.TupleGetItem):
             n = self.nid(e)
             f.add("segment", n, owner)
@@ -395,7 +465,7 @@ class _RelaxExtractor:
             return n
         return self.atom(e, func, owner)
 
-    def call(self, c: relax.Call, func: str, owner: str) -> str:
+    def call(self, c: relax.Call, func: str, owner: str, rewritable: bool) -> str:
         f = self.f
         n = self.nid(c)
         f.add("segment", n, owner)
@@ -428,16 +498,16 @@ class _RelaxExtractor:
             name = str(op.name)
             if name in TUPLE_ARG_CALLS:
                 inner = args[1].fields if len(args) > 1 and isinstance(args[1], relax.Tuple) else []
-                self.builtin_call(c, n, name, args[0], args_of(list(inner)), func, owner)
+                self.builtin_call(c, n, name, args[0], args_of(list(inner)), rewritable)
                 return n
             if name in PACKED_CALLS:
-                self.builtin_call(c, n, name, args[0], args_of(args[1:]), func, owner)
+                self.builtin_call(c, n, name, args[0], args_of(args[1:]), rewritable)
                 return n
             if name in ("relax.invoke_closure", "relax.invoke_pure_closure"):
                 inner = args[1].fields if len(args) > 1 and isinstance(args[1], relax.Tuple) else []
                 self.op_call(n, "extern", name, "unknown")
                 args_of([args[0], *inner])
-                self.result(c, n, fresh=True)
+                self.result(c, n)
                 return n
             arg_ids = args_of(args)
             self.op_call(n, "op", name, "none" if op.get_attr("FPurity") else "unknown")
@@ -448,7 +518,7 @@ class _RelaxExtractor:
             arg_ids = args_of(args)
             if isinstance(target, tirx.PrimFunc):
                 self.primfunc_call(n, str(op.name_hint), target, arg_ids)
-                self.result(c, n, fresh=True)
+                self.result(c, n)
                 return n
             callee = use(op)
             f.add("call", n, callee)
@@ -469,14 +539,6 @@ class _RelaxExtractor:
         self.f.add("rx_call", n, kind, name)
         self.callees_used.setdefault(name, default_effect)
         self.ids.callee_name.setdefault(n, name)
-
-    def result(self, c: relax.Call, n: str, fresh: bool) -> None:
-        """The call's result: a fresh object, a tuple of fresh outputs, or nothing."""
-        ty = getattr(c, "ty", None)
-        if isinstance(ty, tvm.ir.TupleType) and len(ty.fields):
-            self.outputs(n, [None] * len(ty.fields), "")
-        elif fresh:
-            self.f.add("alloc_site", n, "tensor" if isinstance(ty, relax.TensorType) else "value")
 
     def outputs(self, n: str, sources: list[str | None], why: str) -> None:
         """A multi-output call: its result is a tuple of outputs, each fresh or an argument."""
@@ -507,15 +569,14 @@ class _RelaxExtractor:
         if name in ALLOC_TENSOR:
             f.add("alloc_site", n, "tensor")
             return
-        table = self.effects.get(name)
-        if (name in VIEW_OPS or table == "view") and arg_ids:
+        if self.effects.get(name) == "view" and arg_ids:
             f.add("view_of", n, arg_ids[0], "view op")
             return
         src = self.may_be_identity(c, name, args)
         if src is not None:
             f.add("view_of", n, self.atom(src, func, owner),
                   "identity copy that lowering may turn into a view")
-        self.result(c, n, fresh=True)
+        self.result(c, n)
 
     def may_be_identity(self, c: relax.Call, name: str, args: list[Any]) -> Any:
         """The argument that LegalizeOps + RewriteDataflowReshape may make this call a view of."""
@@ -538,7 +599,7 @@ class _RelaxExtractor:
         return None
 
     def builtin_call(self, c: relax.Call, n: str, name: str, callee: Any, arg_ids: list[str],
-                     func: str, owner: str) -> None:
+                     rewritable: bool) -> None:
         """call_tir(_inplace), call_dps_packed, call_pure_packed, call_inplace_packed."""
         f = self.f
         inplace = [int(i) for i in c.attrs.inplace_indices] if name in (
@@ -547,56 +608,76 @@ class _RelaxExtractor:
             # purity asserted by call_pure_packed is not trusted: the table decides
             cname = str(callee.global_symbol)
             self.op_call(n, "extern", cname, "unknown")
-        else:
-            cname = str(callee.name_hint) if isinstance(callee, tvm.ir.GlobalVar) else name
-            self.op_call(n, "op", name, "none")
-            self.ids.callee_name[n] = f"{name}(@{cname})"
-            pf = self.mod[callee] if isinstance(callee, tvm.ir.GlobalVar) else None
-            if (name == "relax.call_tir" and isinstance(pf, tirx.PrimFunc) and arg_ids
-                    and relax.analysis.has_reshape_pattern(pf)):
-                f.add("view_of", n, arg_ids[0], f"@{cname} copies its input (reshape pattern)")
-                return
+            if name == "relax.call_dps_packed":  # fills the fresh output the VM passes it
+                self.result(c, n)
+            else:  # TVM believes it pure: a write it makes is an in-place write
+                self.packed_call(c, n, cname, arg_ids, inplace, "inplace")
+            return
+        cname = str(callee.name_hint) if isinstance(callee, tvm.ir.GlobalVar) else name
+        self.op_call(n, "op", name, "none")
+        self.ids.callee_name[n] = f"{name}(@{cname})"
+        pf = self.mod[callee] if isinstance(callee, tvm.ir.GlobalVar) else None
+        written: list[int] = []
+        if isinstance(pf, tirx.PrimFunc):
+            if name == "relax.call_tir" and rewritable:
+                k = reshape_source(c, pf)
+                if k is not None:
+                    f.add("view_of", n, arg_ids[k], f"@{cname} may become a reshape (a view)")
+                    return
+            written = [i for i in self.prim_written(cname, pf)[0] if i < len(arg_ids)]
+        # the declared in-place arguments, and any other argument the kernel stores into
+        for k in sorted(set(inplace) | set(written)):
+            if 0 <= k < len(arg_ids):
+                f.add("mem_write", n, arg_ids[k], "inplace")
+        self.result(c, n, arg_ids, inplace)
+
+    def result(self, c: relax.Call, n: str, arg_ids: list[str] | None = None,
+               inplace: list[int] | None = None) -> None:
+        """The call's result: output i is argument inplace[i]; -1, or none given: fresh."""
+        arg_ids, inplace = arg_ids or [], inplace or []
         ty = getattr(c, "ty", None)
         n_out = len(ty.fields) if isinstance(ty, tvm.ir.TupleType) else 1
         sources: list[str | None] = []
         for i in range(n_out):
             k = inplace[i] if i < len(inplace) else -1
             sources.append(arg_ids[k] if 0 <= k < len(arg_ids) else None)
-        for k in inplace:
-            if 0 <= k < len(arg_ids):
-                f.add("mem_write", n, arg_ids[k], "inplace")
         if isinstance(ty, tvm.ir.TupleType):
             self.outputs(n, sources, "in-place output")
         elif sources and sources[0] is not None:
-            f.add("view_of", n, sources[0], "in-place output")
+            self.f.add("view_of", n, sources[0], "in-place output")
         else:
-            f.add("alloc_site", n, "tensor")
-        if isinstance(callee, relax.ExternFunc) and self.effects.get(cname, "unknown") not in (
-                "none", "writes"):
-            for a in arg_ids:  # an opaque function may return (a view of) an argument
-                f.add("view_of", n, a, f"{cname} is opaque and may return its argument")
+            self.f.add("alloc_site", n, "tensor" if isinstance(ty, relax.TensorType) else "value")
+
+    def prim_written(self, name: str, pf: tirx.PrimFunc) -> tuple[list[int], bool]:
+        if name not in self.prim_writes:
+            self.prim_writes[name] = written_params(pf, self.tir_effects)
+        return self.prim_writes[name]
 
     def primfunc_call(self, n: str, name: str, pf: tirx.PrimFunc, arg_ids: list[str]) -> None:
         """A direct DPS call of a PrimFunc (after CallTIRRewrite): it writes its outputs."""
-        if name not in self.prim_writes:
-            self.prim_writes[name] = written_params(pf)
-        written, opaque = self.prim_writes[name]
+        written, opaque = self.prim_written(name, pf)
         self.op_call(n, "primfunc", f"@{name}", "unknown" if opaque else "writes")
         for i in written:
             if i < len(arg_ids):
                 self.f.add("mem_write", n, arg_ids[i], "dps")
 
     def extern_call(self, c: relax.Call, n: str, name: str, arg_ids: list[str]) -> None:
-        """call_packed: effects from the table; `writes` means it fills its last argument."""
-        effect = self.effects.get(name, "unknown")
+        """call_packed: effects from the table; TVM knows it is impure, so its writes are DPS."""
         self.op_call(n, "extern", name, "unknown")
+        self.packed_call(c, n, name, arg_ids, [], "dps")
+
+    def packed_call(self, c: relax.Call, n: str, name: str, arg_ids: list[str],
+                    inplace: list[int], how: str) -> None:
+        """What the effect table says a packed function does: `writes` fills its last argument,
+        `view` returns its first; otherwise the result is fresh (the rules add what an `alias`
+        or opaque function may return)."""
+        effect = self.effects.get(name, "unknown")
+        for k in inplace:
+            if 0 <= k < len(arg_ids):
+                self.f.add("mem_write", n, arg_ids[k], "inplace")
         if effect == "writes" and arg_ids:
-            self.f.add("mem_write", n, arg_ids[-1], "dps")
-        if effect == "view" and arg_ids:
+            self.f.add("mem_write", n, arg_ids[-1], how)
+        if effect == "view" and arg_ids and not inplace:
             self.f.add("view_of", n, arg_ids[0], f"{name} returns a view")
             return
-        self.result(c, n, fresh=True)
-        if effect not in ("none", "writes"):
-            for a in arg_ids:
-                self.f.add("view_of", n, a, f"{name} is opaque and may return its argument")
-
+        self.result(c, n, arg_ids, inplace)

@@ -108,9 +108,17 @@ def to_point(mod: tvm.IRModule, point: str, target: str = "llvm") -> tvm.IRModul
         with tvm.target.Target(target):
             return tvm.transform.Sequential(passes)(mod)
     except Exception as exc:  # noqa: BLE001 - a pipeline failure is the module's problem
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[-1]
-        raise ExtractError(f"TVM's pipeline failed on the module before `{point}`: {first}") \
-            from None
+        last = (str(exc).strip().splitlines() or [type(exc).__name__])[-1]
+        raise PipelineError(point, f"{type(exc).__name__}: {last}") from None
+
+
+class PipelineError(ExtractError):
+    """TVM's own pipeline failed on the module before an extraction point."""
+
+    def __init__(self, point: str, reason: str) -> None:
+        super().__init__(f"TVM's pipeline failed on the module before `{point}`: {reason}")
+        self.point = point
+        self.reason = reason
 
 
 def well_formed(mod: tvm.IRModule) -> bool:

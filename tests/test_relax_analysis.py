@@ -108,7 +108,7 @@ def test_every_reproduced_bug_class_is_flagged(case: RelaxCase):
         assert case.klass in {c.kind for c in changes}
         assert all(c.before.line for c in changes)
         return
-    violations = check_module(_checked_module(case))
+    violations = check_module(_checked_module(case)).violations
     assert case.klass in {v.kind for v in violations}, [v.describe() for v in violations]
 
 
@@ -121,12 +121,12 @@ def test_clean_controls_give_no_violation(case: RelaxCase):
         if case.check_on == "pair":
             assert compare_modules(mod, checked) == []
         else:
-            errors = [v for v in check_module(checked) if v.severity == "error"]
+            errors = [v for v in check_module(checked).violations if v.severity == "error"]
             assert errors == [], clean.module
 
 
 def test_a_violation_names_the_bindings_and_their_lines():
-    [live, param, asserted] = check_module(load_module(CASE02, "Before"), ("input",))
+    [live, param, asserted] = check_module(load_module(CASE02, "Before"), ("input",)).violations
     assert (asserted.kind, asserted.severity) == ("purity-asserted", "warning")
     assert (live.kind, live.site.name, live.var.name) == ("inplace-live", "w", "a")
     assert live.site.source == CASE02.name and live.site.line and live.var.line < live.site.line

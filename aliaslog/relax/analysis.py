@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import os
 import re
@@ -16,7 +17,12 @@ import tvm
 from tvm import relax
 
 from datalog_rules import RELAX_MAIN
-from extractor.relax_facts import RelaxExtraction, extract_relax, load_relax_effects
+from extractor.relax_facts import (
+    RelaxExtraction,
+    extract_relax,
+    load_relax_effects,
+    load_tir_effects,
+)
 from extractor.relax_load import to_point
 from extractor.relay.gcpause import gc_paused
 
@@ -65,6 +71,7 @@ class Violation:
     var: Place | None  # the variable whose value is at risk
     obj: str  # what memory is at stake, in words
     point: str = "input"
+    memory: tuple = ()  # that memory's identity across points (a parameter, a constant, ...)
 
     @property
     def severity(self) -> str:
@@ -79,8 +86,10 @@ class Violation:
         return "\n".join(lines)
 
     def key(self) -> tuple:
-        """Identity across extraction points: kind, function and the variable at risk."""
-        return (self.kind, self.site.function, self.var.name if self.var else self.site.name)
+        """Identity across extraction points: kind, function and the memory at stake (the
+        variable at risk when the memory is one the function allocates: lowering renames)."""
+        return (self.kind, self.site.function,
+                self.memory or ("var", self.var.name if self.var else self.site.name))
 
 
 @dataclass
@@ -182,8 +191,25 @@ class RelaxResult:
             if kind == "purity-asserted":  # the call is all there is to say
                 out.append(Violation(kind, self.place(sb), None, "", self.point))
                 continue
-            out.append(Violation(kind, self.place(sb), var_place, self.describe(obj), self.point))
+            out.append(Violation(kind, self.place(sb), var_place, self.describe(obj), self.point,
+                                 self.memory_identity(obj)))
         return list(dict.fromkeys(out))
+
+    def memory_identity(self, nid: str) -> tuple:
+        """What names an object at every extraction point: an entry parameter by function and
+        position, a module constant by its contents, outside memory; () for allocations."""
+        if nid == "$opaque":
+            return ("outside",)
+        ids = self.extraction.ids
+        obj = ids.nodes.get(nid)
+        if isinstance(obj, tvm.ir.GenericConst):
+            arr = obj.value.numpy()
+            digest = hashlib.sha1(arr.tobytes()).hexdigest()
+            return ("constant", str(arr.dtype), arr.shape, digest)
+        for fid, i, pid in self.extraction.facts.rows["param"]:
+            if pid == nid:
+                return ("param", ids.func_name[fid], int(i))
+        return ()
 
 
 _MARK = re.compile(r"#\s*@@aliaslog(b\d+)\s*$")
@@ -226,18 +252,24 @@ def analyze_relax(
     point: str = "input",
     engine: str = "auto",
     op_effects: list[str] | None = None,
+    tir_effects: list[str] | None = None,
     entries: list[str] | None = None,
     keep_files: str | os.PathLike[str] | None = None,
     timeout: float = 600,
     compiled: bool = False,
 ) -> RelaxResult:
-    """Lower `mod` to an extraction point, extract facts, solve relax.dl and read back."""
+    """Lower `mod` to an extraction point, extract facts, solve relax.dl and read back.
+
+    `op_effects` / `tir_effects`: extra effect tables (files) for Relax ops and packed
+    functions, and for the packed functions TIR kernels call.
+    """
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     at = to_point(mod, point)
     timings["lower"] = time.perf_counter() - t0
     t1 = time.perf_counter()
-    extraction = extract_relax(at, load_relax_effects(*(op_effects or ())), entries)
+    extraction = extract_relax(at, load_relax_effects(*(op_effects or ())), entries,
+                               load_tir_effects(*(tir_effects or ())))
     timings["facts"] = time.perf_counter() - t1
     with tempfile.TemporaryDirectory(prefix="aliaslog-relax-") as tmp:
         base = Path(keep_files) if keep_files is not None else Path(tmp)

@@ -3,30 +3,60 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import tvm
 from tvm import relax
+
+from extractor.relax_load import PipelineError
 
 from .analysis import Place, RelaxResult, Violation, analyze_relax
 
 DEFAULT_POINTS = ("input", "legalized", "lowered")
 
 
+@dataclass
+class CheckReport:
+    """What `check` found at the extraction points it reached, and where TVM stopped it."""
+
+    violations: list[Violation]
+    checked: list[str]  # points analysed, in pipeline order
+    failed: PipelineError | None = None  # TVM's pipeline could not reach this point
+    not_reached: list[str] = field(default_factory=list)  # points after the failed one
+
+    def points(self) -> dict[str, str]:
+        """Every requested point: `checked`, or why not."""
+        out = {p: "checked" for p in self.checked}
+        if self.failed is not None:
+            out[self.failed.point] = ("not checked: TVM's pipeline failed before it: "
+                                      + self.failed.reason)
+        out.update({p: "not checked: TVM's pipeline does not reach it" for p in self.not_reached})
+        return out
+
+
 def check_module(mod: tvm.IRModule, points: tuple[str, ...] = DEFAULT_POINTS,
-                 **options) -> list[Violation]:
+                 **options) -> CheckReport:
     """Violations of the module as given and at later extraction points.
 
     A later point repeats an earlier finding under new binding names (lowering renames), so a
-    finding of the same kind about the same variable of the same function is reported once.
+    finding of the same kind about the same memory (a parameter, a constant, memory from
+    outside; else the variable at risk) in the same function is reported once. When TVM's
+    pipeline fails before a point, the points before it are the verdict and the report says
+    which point failed and why (no executable reaches the later points).
     """
     seen: set[tuple] = set()
-    out: list[Violation] = []
-    for point in points:
-        found = analyze_relax(mod, point=point, **options).violations()
-        out += [v for v in found if v.key() not in seen]
+    report = CheckReport([], [])
+    ordered = [p for p in DEFAULT_POINTS if p in points]
+    for i, point in enumerate(ordered):
+        try:
+            found = analyze_relax(mod, point=point, **options).violations()
+        except PipelineError as err:
+            report.failed, report.not_reached = err, ordered[i + 1:]
+            break
+        report.violations += [v for v in found if v.key() not in seen]
         seen |= {v.key() for v in found}
-    return out
+        report.checked.append(point)
+    return report
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,8 @@ def parse_points(text: str) -> tuple[str, ...]:
 
 
 def _options(args: argparse.Namespace) -> dict[str, object]:
-    return {"engine": args.engine, "op_effects": args.op_effects, "timeout": args.timeout}
+    return {"engine": args.engine, "op_effects": args.op_effects,
+            "tir_effects": args.tir_effects, "timeout": args.timeout}
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -32,23 +33,30 @@ def cmd_check(args: argparse.Namespace) -> int:
     from .checks import check_module, compare_modules
 
     before = load_module(args.file, args.module)
+    points: dict[str, str] = {}
     if args.after:
         after = load_module(args.after, args.after_module or args.module)
         findings: list = compare_modules(before, after, **_options(args))
     else:
-        findings = check_module(before, parse_points(args.at), **_options(args))
+        report = check_module(before, parse_points(args.at), **_options(args))
+        findings, points = report.violations, report.points()
     errors = [f for f in findings if f.severity == "error" or args.strict]
     if args.json:
         print(json.dumps({"file": args.file, "after": args.after, "violations": len(errors),
                           "warnings": len(findings) - len(errors),
-                          "kinds": [f.kind for f in findings],
+                          "kinds": [f.kind for f in findings], "points": points,
                           "reports": [f.describe() for f in findings]}, indent=2))
     else:
         for f in findings:
             print(f.describe() + "\n")
+        for point, status in points.items():
+            if status != "checked":
+                print(f"note: `{point}` {status}")
         what = f"{args.file} -> {args.after}" if args.after else args.file
         n, w = len(errors), len(findings) - len(errors)
-        print(f"{what}: {n} violation{'s' * (n != 1)}, {w} warning{'s' * (w != 1)}")
+        checked = [p for p, st in points.items() if st == "checked"]
+        at = f" (checked at {', '.join(checked)} only)" if len(checked) < len(points) else ""
+        print(f"{what}: {n} violation{'s' * (n != 1)}, {w} warning{'s' * (w != 1)}{at}")
     return 1 if errors else 0
 
 
@@ -82,10 +90,11 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
 def cmd_facts(args: argparse.Namespace) -> int:
     """Write a Relax module's facts, at one extraction point, into a fresh directory."""
-    from extractor.relax_facts import extract_relax, load_relax_effects
+    from extractor.relax_facts import extract_relax, load_relax_effects, load_tir_effects
 
     mod = to_point(load_module(args.file, args.module), args.at)
-    extraction = extract_relax(mod, load_relax_effects(*args.op_effects))
+    extraction = extract_relax(mod, load_relax_effects(*args.op_effects),
+                               tir_effects=load_tir_effects(*args.tir_effects))
     print(publish_facts(extraction.facts, args.output))
     return 0
 
