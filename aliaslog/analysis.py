@@ -11,7 +11,7 @@ import os
 import tempfile
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +22,7 @@ from extractor.relay.transforms.prepare import Prepared, prepare
 from extractor.relay_facts import Extraction, extract_relay, load_op_effects
 
 from .engines import solve
+from .options import DEFAULT_ANALYSIS, DEFAULT_ENGINE, AnalysisOptions, EngineOptions
 from .source_view import SourceView
 
 REASONS = {
@@ -63,6 +64,7 @@ class AnalysisResult:
     metrics: dict[str, int] = field(default_factory=dict)
     _why: dict[Item, list[Item]] = field(default_factory=dict, repr=False)
     _roots: dict[Item, str] = field(default_factory=dict, repr=False)
+    options: AnalysisOptions = DEFAULT_ANALYSIS  # the variant that computed it
     source: A.Module | None = None  # the program as written
     prepared: Prepared | None = None  # what was analysed: its normal form and provenance
     _view: SourceView | None = field(default=None, repr=False)
@@ -357,23 +359,6 @@ def _var_name(v: A.Var) -> str:
     return f"%{v.name_hint}" if v.name_hint else "%_"
 
 
-# Points-to variants (datalog_rules/points_to.dl, points_to_ctx.dl) and their -M defines.
-CONTEXTS: dict[str, dict[str, str]] = {
-    "insensitive": {},
-    "1-call": {"CONTEXT": "1"},
-    "2-call": {"CONTEXT": "2"},
-    "1-closure": {"CONTEXT": "3"},
-}
-
-
-def analysis_defines(context: str = "insensitive", flow_sensitive: bool = False) -> dict[str, str]:
-    """The Soufflé macro definitions that select an analysis variant."""
-    if context not in CONTEXTS:
-        raise ValueError(f"unknown context variant `{context}` (choose from "
-                         f"{', '.join(CONTEXTS)})")
-    return {**CONTEXTS[context], **({"FLOW_SENSITIVE": "1"} if flow_sensitive else {})}
-
-
 def analysis_program(mod: A.Module) -> A.Module:
     """The program the analysis of mod reasons about: mod as the debug executor runs it."""
     return prepare(mod, simplify=False).module
@@ -381,31 +366,27 @@ def analysis_program(mod: A.Module) -> A.Module:
 
 def analyze(
     mod: A.Module,
+    options: AnalysisOptions = DEFAULT_ANALYSIS,
     *,
+    engine: EngineOptions = DEFAULT_ENGINE,
     entry: str = "main",
-    engine: str = "auto",
-    flow_sensitive: bool = False,
-    context: str = "insensitive",
     keep_files: str | os.PathLike[str] | None = None,
-    op_effects: list[str] | None = None,
-    timeout: float = 600,
+    op_effects: Sequence[str] = (),
     explain: bool = True,
-    compiled: bool = False,
 ) -> AnalysisResult:
     """Run the whole pipeline on a Relay module: extract facts, solve the rules, read back.
 
-    `context` picks the points-to variant (see CONTEXTS); `flow_sensitive` the liveness one.
-
+    `options` picks the analysis variant, `engine` the Datalog engine; `op_effects` are extra
+    effect tables (files) over the op registry's effects.
     With `explain=False` the demand graph (the largest output) is not read back: verdicts,
     reasons, points-to and metrics are all there, but `AnalysisResult.explain` is not.
     """
     timings: dict[str, float] = {}
-    defines = analysis_defines(context, flow_sensitive)  # a bad variant fails before any work
     t0 = time.perf_counter()
     prepared = prepare(mod, simplify=False)
     timings["prepare"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    extraction = extract_relay(prepared.module, entry, load_op_effects(*(op_effects or ())))
+    extraction = extract_relay(prepared.module, entry, load_op_effects(*op_effects))
     timings["facts"] = time.perf_counter() - t0
     with tempfile.TemporaryDirectory(prefix="aliaslog-") as tmp:
         base = Path(keep_files) if keep_files is not None else Path(tmp)
@@ -416,17 +397,17 @@ def analyze(
             MAIN,
             facts=extraction.facts.rows,
             out_dir=base / "out" if keep_files is not None else None,
-            engine=engine,
-            timeout=timeout,
-            compiled=compiled,
-            defines=defines,
+            engine=engine.engine,
+            timeout=engine.timeout,
+            compiled=engine.compiled,
+            defines=options.defines(),
             output_relations=None if keep_files is not None
             else READ_BACK | (EXPLAIN if explain else set()),
         )
         timings["solve"] = time.perf_counter() - t1
     t2 = time.perf_counter()
     result = read_back(extraction, solved.relations, solved.engine, solved.seconds)
-    result.source, result.prepared = mod, prepared
+    result.source, result.prepared, result.options = mod, prepared, options
     timings["read-back"] = time.perf_counter() - t2
     result.timings = timings
     return result

@@ -21,6 +21,7 @@ from .loading import (
     write_atomically,
     write_text_atomically,
 )
+from .options import AnalysisOptions, EngineOptions
 from .zoo import command as zoo_command
 
 
@@ -136,14 +137,12 @@ def _cmd_dce(args: argparse.Namespace) -> int:
 
 
 def _analysis_options(args: argparse.Namespace) -> dict[str, object]:
+    """The keyword arguments of `analyze` that a command line gives."""
     return {
+        "options": AnalysisOptions.from_args(args),
+        "engine": EngineOptions.from_args(args),
         "entry": args.entry,
-        "engine": args.engine,
-        "flow_sensitive": args.liveness == "flow-sensitive",
-        "context": args.context,
         "op_effects": args.op_effects,
-        "timeout": args.timeout,
-        "compiled": args.compiled,
     }
 
 
@@ -234,8 +233,6 @@ def _cmd_precision(args: argparse.Namespace) -> int:
 
     from .gradient import gradient_module
     from .precision import (
-        ALL_VARIANTS,
-        Variant,
         markdown,
         measure,
         relay_files,
@@ -246,8 +243,8 @@ def _cmd_precision(args: argparse.Namespace) -> int:
     from .training import training_step
 
     try:
-        variants = tuple(Variant.parse(v) for v in args.variants.split(",")) \
-            if args.variants else ALL_VARIANTS
+        variants = tuple(AnalysisOptions.parse(v) for v in args.variants.split(",")) \
+            if args.variants else AnalysisOptions.variants()
     except ValueError as exc:
         raise UsageError(f"--variants: {exc}") from None
     files = relay_files(args.paths)
@@ -261,7 +258,8 @@ def _cmd_precision(args: argparse.Namespace) -> int:
         elif args.transform == "training-step":  # keep the weights' gradients, drop the data's
             mod = training_step(mod, range(1, len(mod.functions["main"].params)))
         print(f"[{i}/{len(files)}] {path}", file=sys.stderr)
-        rows += measure(mod, str(path), variants, tuple(range(args.seeds)), args.engine)
+        rows += measure(mod, str(path), variants, tuple(range(args.seeds)),
+                        EngineOptions.from_args(args))
     table = summary(rows)
     print(markdown(table))
     unsound = [f"{r.program} [{r.variant}]: {u}" for r in rows for u in r.unsound]
@@ -291,7 +289,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     print(f"seed program: {args.file} (apache/tvm #6803)\n")
     print("1. The issue's script: higher-order gradient, then DCE; the gradient program returns")
     print("   every gradient. Max |output - output without DCE| for each DCE mode:\n")
-    result = run_seed_scenario(mod, seed=args.seed, engine=args.engine)
+    result = run_seed_scenario(mod, seed=args.seed, engine=EngineOptions.from_args(args))
     print(format_table(result))
     diffs = result.max_abs_diff("assume-pure")
     bad = [n for n, d in zip(result.names, diffs, strict=True) if d > 0]
@@ -303,7 +301,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     grads = tuple(range(2, len(mod.functions["main"].params)))
     print("\n2. A training step: @main calls the gradient and keeps only the loss and the")
     print("   weight and bias gradients, throwing the data and label gradients away:\n")
-    step = run_training_scenario(mod, grads, seed=args.seed, engine=args.engine)
+    step = run_training_scenario(mod, grads, seed=args.seed, engine=EngineOptions.from_args(args))
     print(format_table(step))
     print("\n   analysis DCE also removes the dead reads and writes of the data and label")
     print("   gradient cells that purity DCE must keep:")
@@ -322,19 +320,12 @@ def _emit(text: str, output: str | None) -> None:
 
 def _analysis_arguments(sp: argparse.ArgumentParser) -> None:
     if not any(a.dest == "entry" for a in sp._actions):
-        sp.add_argument("--entry", default="main")
-    sp.add_argument("--engine", choices=["auto", "souffle", "embedded"], default="auto")
-    sp.add_argument("--context", choices=["insensitive", "1-call", "2-call", "1-closure"],
-                    default="insensitive",
-                    help="points-to variant: call-site or closure (creation context) sensitivity")
-    sp.add_argument("--liveness", choices=["flow-insensitive", "flow-sensitive"],
-                    default="flow-insensitive",
-                    help="flow-sensitive: also remove writes overwritten before any read")
+        sp.add_argument("--entry", default="main", help="the function the outside world "
+                        "calls: its result and parameters are what is observable")
+    AnalysisOptions.add_arguments(sp)
+    EngineOptions.add_arguments(sp)
     sp.add_argument("--op-effects", action="append", default=[], metavar="FILE",
                     help="extra operator effect table (operator<TAB>effect)")
-    sp.add_argument("--timeout", type=float, default=600, help="Soufflé time limit (seconds)")
-    sp.add_argument("--compiled", action="store_true",
-                    help="Soufflé: compile the rules once (cached by hash), run the binary")
 
 
 def _relax_arguments(sp: argparse.ArgumentParser) -> None:
@@ -466,7 +457,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "of every parameter but the first (the data)")
     sp.add_argument("--seeds", type=int, default=2, help="oracle runs per program")
     sp.add_argument("--out", metavar="DIR", help="write precision.{csv,json,md,svg} here")
-    sp.add_argument("--engine", choices=["auto", "souffle", "embedded"], default="auto")
+    EngineOptions.add_arguments(sp)
     sp.set_defaults(func=_cmd_precision)
 
     batch_command.add_parser(sub)
@@ -475,7 +466,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("demo", help="the seed scenario: gradient, DCE modes, output diffs")
     sp.add_argument("file", help="the seed program (tests/data/seed_issue_program.relay)")
     sp.add_argument("--seed", type=int, default=0)
-    sp.add_argument("--engine", choices=["auto", "souffle", "embedded"], default="auto")
+    EngineOptions.add_arguments(sp)
     sp.set_defaults(func=_cmd_demo)
     return p
 

@@ -73,7 +73,7 @@ def dce(
 ) -> Module:
     """Dead-code-eliminate every global function: TVM before/after #9542, or by the analysis.
 
-    `analysis_options` (entry, engine, flow_sensitive, op_effects, ...) go to
+    `analysis_options` (options, engine, entry, op_effects) go to
     `aliaslog.analysis.analyze` in mode "analysis".
     """
     if mode == "assume-pure":

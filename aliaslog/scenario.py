@@ -12,6 +12,7 @@ from extractor.relay.typeinfer import infer_types
 from .dce import dce
 from .gradient import gradient_module
 from .interpreter import evaluate, flatten_value, random_inputs
+from .options import DEFAULT_ENGINE, EngineOptions
 from .training import training_step
 
 BASELINE = "none"
@@ -66,7 +67,7 @@ MODES = ("assume-pure", "purity", "analysis")
 
 def compare_dce(
     program: Module, names: list[str], seed: int = 0, modes: tuple[str, ...] = MODES,
-    engine: str = "auto",
+    engine: EngineOptions = DEFAULT_ENGINE,
 ) -> ScenarioResult:
     """Run program on seeded random inputs with no DCE and after each DCE mode."""
     args = random_inputs(program.functions["main"], seed)
@@ -84,14 +85,15 @@ def compare_dce(
 
 
 def run_seed_scenario(
-    mod: Module, seed: int = 0, modes: tuple[str, ...] = MODES, engine: str = "auto"
+    mod: Module, seed: int = 0, modes: tuple[str, ...] = MODES,
+    engine: EngineOptions = DEFAULT_ENGINE,
 ) -> ScenarioResult:
     """The issue's script: differentiate @main, then compare each DCE with none."""
     primal = infer_types(mod).module
     return compare_dce(gradient_module(primal), output_names(primal), seed, modes, engine)
 
 
-def removed_ref_ops(program: Module, engine: str = "auto") -> list[str]:
+def removed_ref_ops(program: Module, engine: EngineOptions = DEFAULT_ENGINE) -> list[str]:
     """`%name = ref_read(...)` / `ref_write(...)` bindings the analysis proves removable."""
     from .analysis import analyze
 
@@ -105,7 +107,7 @@ def removed_ref_ops(program: Module, engine: str = "auto") -> list[str]:
 
 def run_training_scenario(
     mod: Module, keep_grads: tuple[int, ...], seed: int = 0, modes: tuple[str, ...] = MODES,
-    engine: str = "auto",
+    engine: EngineOptions = DEFAULT_ENGINE,
 ) -> ScenarioResult:
     """A training step that keeps the loss and some gradients: where dead ref writes appear."""
     primal = infer_types(mod).module

@@ -24,6 +24,7 @@ from aliaslog.analysis import analyze  # noqa: E402
 from aliaslog.analysis_dce import remove_bindings  # noqa: E402
 from aliaslog.engines import available_engines  # noqa: E402
 from aliaslog.gradient import gradient_module  # noqa: E402
+from aliaslog.options import EngineOptions  # noqa: E402
 from benchmarks.mlp_chain import mlp_chain  # noqa: E402
 from extractor.relay.parser import parse, parse_file  # noqa: E402
 from extractor.relay.typeinfer import infer_types  # noqa: E402
@@ -36,7 +37,7 @@ def seed_end_to_end(engine: str) -> tuple[float, int]:
     """Seconds for parse -> gradient -> analyze -> DCE on the seed, and bindings analysed."""
     t0 = time.perf_counter()
     grad = gradient_module(infer_types(parse_file(SEED)).module)
-    result = analyze(grad, engine=engine, explain=False)
+    result = analyze(grad, engine=EngineOptions(engine), explain=False)
     remove_bindings(result)
     return time.perf_counter() - t0, len(result.kept_ids) + len(result.removable_ids)
 
@@ -51,7 +52,7 @@ def run(n_ops: int, engine: str) -> dict[str, float]:
     t = time.perf_counter()
     grad = gradient_module(infer_types(mod).module)
     times["gradient"] = time.perf_counter() - t
-    result = analyze(grad, engine=engine, explain=False)
+    result = analyze(grad, engine=EngineOptions(engine), explain=False)
     times.update(result.timings)
     return times
 
@@ -64,7 +65,7 @@ def main() -> None:
     args = ap.parse_args()
 
     for engine in args.engines:
-        analyze(parse_file(SEED), engine=engine)  # warm up (compiled caches, imports)
+        analyze(parse_file(SEED), engine=EngineOptions(engine))  # warm up: caches, imports
         seconds, bindings = seed_end_to_end(engine)
         print(f"seed end to end ({engine}): {seconds:.3f} s, {bindings} bindings analysed")
     if args.seed_only:

@@ -7,9 +7,15 @@ from pathlib import Path
 
 import pytest
 
+from aliaslog.options import AnalysisOptions, EngineOptions
+
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data"
 SHARED = REPO.parent / "shared"
+
+EMBEDDED = EngineOptions("embedded")
+SOUFFLE = EngineOptions("souffle")
+FLOW_SENSITIVE = AnalysisOptions(liveness="flow-sensitive")
 
 
 @pytest.fixture

@@ -33,6 +33,7 @@ import pytest
 
 from aliaslog.dce import dce
 from aliaslog.gradient import gradient_module
+from aliaslog.options import AnalysisOptions
 from aliaslog.oracle import (
     Observation,
     difference,
@@ -161,7 +162,7 @@ def pruned_by(path: Path, mode: str, flow_sensitive: bool = False) -> Module:
     """The built program after one DCE mode, computed once per session (tests compare modes)."""
     mod = built(path).module
     if flow_sensitive:
-        return dce(mod, mode=mode, flow_sensitive=True)
+        return dce(mod, mode=mode, options=AnalysisOptions(liveness="flow-sensitive"))
     return dce(mod, mode=mode)
 
 

@@ -18,6 +18,7 @@ from aliaslog.batch.task import Task
 from aliaslog.batch.worker import WorkerProcess
 from aliaslog.cli import main
 from aliaslog.loading import UsageError
+from aliaslog.options import AnalysisOptions
 
 DATA = Path(__file__).parent / "data"
 MODELS = ["model_mlp.relay", "counter_factory.relay", "write_overwritten.relay"]
@@ -93,7 +94,8 @@ def test_cache_skips_unchanged_and_force_recomputes(models: Path, tmp_path: Path
     forced = run_batch([models], out, workers=1, progress=False, force=True)
     assert not any(r["cached"] for r in forced.rows)
     flow = run_batch([models], out, workers=1, progress=False,
-                     task_options={"liveness": "flow-sensitive"})
+                     task_options={"analysis": AnalysisOptions(liveness="flow-sensitive")
+                                   .as_json()})
     assert not any(r["cached"] for r in flow.rows)  # other options: another cache key
 
 

@@ -18,6 +18,7 @@ from aliaslog.analysis import analyze
 from aliaslog.interpreter import evaluate, random_inputs
 from extractor.relay import ast as A
 
+from .conftest import EMBEDDED
 from .test_analysis_soundness import IDS, PROGRAMS, SEEDS, build
 
 
@@ -51,7 +52,7 @@ def _observe(mod: A.Module, seed: int):
 @pytest.mark.parametrize("path", PROGRAMS, ids=IDS)
 def test_observed_accesses_are_statically_possible(path):
     _, mod = build(path)
-    result = analyze(mod, engine="embedded")
+    result = analyze(mod, engine=EMBEDDED)
     for seed in SEEDS:
         check_accesses(result, _observe(result.extraction.module, seed), path.name)
 

@@ -8,11 +8,14 @@ import numpy as np
 
 from aliaslog.analysis import analysis_program, analyze
 from aliaslog.cli import main
+from aliaslog.options import AnalysisOptions, EngineOptions
 from aliaslog.oracle import oracle_removable, perturb, perturbation_live
-from aliaslog.precision import Variant, measure
+from aliaslog.precision import measure
 from extractor.relay import ast as A
 from extractor.relay.parser import parse
 from extractor.relay.typeinfer import infer_types
+
+from .conftest import EMBEDDED
 
 # %z stores zeros into a cell that already holds zeros, and is read: deleting it changes no
 # output, but the result depends on it. %dead is never read; %t is a tensor nobody uses.
@@ -61,10 +64,10 @@ def test_perturb_changes_every_kind_of_tensor() -> None:
 
 def test_analysis_removes_what_the_oracle_shows_dead_here() -> None:
     mod = infer_types(parse(PROGRAM)).module
-    res = analyze(mod, engine="embedded", explain=False)
+    res = analyze(mod, engine=EMBEDDED, explain=False)
     assert {id(let) for let in res.analysed_removable()} == oracle_removable(
         res.extraction.module, (0,))
-    (row,) = measure(mod, "p", (Variant("insensitive", False),), (0,), "embedded")
+    (row,) = measure(mod, "p", (AnalysisOptions(),), (0,), EngineOptions("embedded"))
     assert (row.oracle_removable, row.removed_of_oracle, row.dce_recall) == (3, 3, 1.0)
 
 

@@ -9,7 +9,7 @@ import signal
 import sys
 from types import FrameType
 
-from ..analysis import CONTEXTS
+from ..options import AnalysisOptions, EngineOptions
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -29,10 +29,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     sp.add_argument("--dask", metavar="ADDRESS",
                     help="run on a Dask distributed scheduler (e.g. tcp://host:8786) "
                          "instead of local processes")
-    sp.add_argument("--engine", choices=["auto", "souffle", "embedded"], default="auto")
-    sp.add_argument("--context", choices=list(CONTEXTS), default="insensitive")
-    sp.add_argument("--liveness", choices=["flow-insensitive", "flow-sensitive"],
-                    default="flow-insensitive")
+    AnalysisOptions.add_arguments(sp)
+    EngineOptions.add_arguments(sp)
     sp.add_argument("--at", default="input", choices=["input", "legalized", "lowered"],
                     help="Relax extraction point (files named *.lowered.py are taken as they are)")
     sp.add_argument("--quiet", action="store_true", help="no progress output")
@@ -43,8 +41,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
     """Run the batch; exit 0 even when models failed (they are rows), 130 when interrupted."""
     from .runner import run_batch
 
-    options = {"engine": args.engine, "context": args.context, "liveness": args.liveness,
-               "relax_point": args.at}
+    options = {"analysis": AnalysisOptions.from_args(args).as_json(),
+               "engine": EngineOptions.from_args(args).as_json(), "relax_point": args.at}
     command = "aliaslog batch " + " ".join(shlex.quote(a) for a in sys.argv[2:])
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:

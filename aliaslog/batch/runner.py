@@ -244,7 +244,7 @@ def _meta(started: str, rows: list[dict[str, Any]], workers: int, dask: str | No
         "started": started, "finished": _now(), "command": command,
         "workers": workers if not dask else None, "backend": "dask" if dask else "processes",
         "dask_address": dask, "interrupted": interrupted,
-        "engine": ", ".join(engines) or options.get("engine", "auto"),
+        "engine": ", ".join(engines) or options.get("engine", {}).get("engine", "auto"),
         "options": options,
         "versions": {"aliaslog": _version("aliaslog"), "python": platform.python_version(),
                      "numpy": _version("numpy"), "clingo": _version("clingo"),

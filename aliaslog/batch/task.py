@@ -14,9 +14,11 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from ..options import DEFAULT_ANALYSIS, DEFAULT_ENGINE, AnalysisOptions, EngineOptions
 
 RELAY_SUFFIXES = (".relay", ".json")
 BEGIN = '{"event": "begin"}'  # the worker protocol's line before a row: imports are done
@@ -25,20 +27,25 @@ RELAX_SUFFIXES = (".py",)
 
 @dataclass(frozen=True)
 class Task:
-    """What a worker needs to analyse one model; plain data, so it crosses process boundaries."""
+    """What a worker needs to analyse one model; plain data (the options as their JSON), so it
+    crosses process boundaries."""
 
     path: str
-    engine: str = "auto"
-    context: str = "insensitive"
-    liveness: str = "flow-insensitive"
+    analysis: dict[str, Any] = field(default_factory=DEFAULT_ANALYSIS.as_json)
+    engine: dict[str, Any] = field(default_factory=DEFAULT_ENGINE.as_json)
     relax_point: str = "input"
-    solver_timeout: float = 600.0
 
     def options(self) -> dict[str, Any]:
         """Everything but the path: what the cache key must cover besides the file's bytes."""
         out = asdict(self)
         del out["path"]
         return out
+
+    def analysis_options(self) -> AnalysisOptions:
+        return AnalysisOptions(**self.analysis)
+
+    def engine_options(self) -> EngineOptions:
+        return EngineOptions(**self.engine)
 
 
 def ir_of(path: str) -> str:
@@ -128,8 +135,7 @@ def _relay(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, A
         mod = load_module(task.path)
     with stage("typecheck"):
         typed = infer_types(mod)
-    res = analyze(mod, engine=task.engine, context=task.context, explain=False,
-                  flow_sensitive=task.liveness == "flow-sensitive", timeout=task.solver_timeout)
+    res = analyze(mod, task.analysis_options(), engine=task.engine_options(), explain=False)
     stage.add(res.timings)
 
     with stage("dce"):
@@ -152,7 +158,9 @@ def _relax(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, A
     with stage("load"):
         mod = load_module(task.path)
     point = "input" if task.path.endswith(".lowered.py") else task.relax_point
-    res = analyze_relax(mod, point=point, engine=task.engine, timeout=task.solver_timeout)
+    engine = task.engine_options()
+    res = analyze_relax(mod, point=point, engine=engine.engine, timeout=engine.timeout,
+                        compiled=engine.compiled)
     stage.add(res.timings)
 
     def in_seq(seq: Any) -> int:
