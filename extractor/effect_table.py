@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .relay.errors import LocatedError, Span
-
-EFFECTS = ("none", "reads", "writes", "allocates", "view", "alias", "io", "random", "unknown")
+from .schema import EFFECTS
 
 
 class ExtractError(LocatedError):

@@ -24,7 +24,7 @@ from extractor.relay import ast as A
 from extractor.relay.parser import parse, parse_file
 from extractor.relay.typeinfer import infer_types
 from extractor.relay_facts import ExtractError, extract_relay, load_op_effects
-from extractor.schema import souffle_decls
+from extractor.schema import EFFECT_CLASSES, EFFECT_KINDS, EFFECTS, souffle_decls
 
 from .conftest import DATA, EMBEDDED, FLOW_SENSITIVE
 
@@ -60,6 +60,19 @@ def test_every_rule_file_opens_with_what_it_derives():
         assert first.startswith("//"), path.name
         if path.name not in ("main.dl", "relax.dl", "schema.dl"):
             assert "Derives:" in path.read_text(), path.name
+
+
+def test_rules_join_on_effect_classes_not_on_chains_of_kinds():
+    """A new effect kind lands in a class in the schema; no rule lists kinds it is not."""
+    for path in sorted(RULES_DIR.glob("*.dl")):
+        text = path.read_text()
+        for kind in EFFECTS:
+            assert f'!= "{kind}"' not in text, f"{path.name} compares an effect with {kind}"
+    classes = {c for _, cs, _ in EFFECT_KINDS for c in cs}
+    assert classes == set(EFFECT_CLASSES)
+    rows = FactSet().rows["effect_class"]
+    assert {k for k, _ in rows} == set(EFFECTS) - {"none"}
+    assert ("unknown", "opaque") in rows and ("view", "memory") in rows
 
 
 def test_facts_are_deterministic(tmp_path):
