@@ -694,6 +694,9 @@ class Generator:
             if what == "write":
                 t, value = UNIT, f"ref_write({self.use(r, sc)}, {self.gen(rt[1], sc)})"
             elif what == "read":
+                if self.flag(50):  # a write just before: the read is pinned to it
+                    sc.lines.append(f"let {self.fresh('w')} = ref_write({self.use(r, sc)}, "
+                                    f"{self.gen(rt[1], sc)});")
                 t, value = rt[1], f"ref_read({self.use(r, sc)})"
             else:
                 t, value = rt, f"ref({self.gen(rt[1], sc)})"
