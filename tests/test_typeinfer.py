@@ -48,7 +48,7 @@ from extractor.relay.errors import RelayTypeError, Span
 from extractor.relay.op_types import RELATIONS, broadcast_shapes, type_str
 from extractor.relay.typeinfer import Typed, infer_expr, infer_types
 
-SEED = Path(__file__).parents[2] / "shared" / "seed" / "issue_program.relay"
+SEED = Path(__file__).parent / "data" / "seed_issue_program.relay"
 
 try:  # the parser is written concurrently; the lead removes this guard
     from extractor.relay.parser import parse, parse_expr
