@@ -188,11 +188,11 @@ class AnalysisResult:
         return succ
 
     # ----------------------------------------------------------------------- explain
-    def explain(self, node: A.Expr) -> list[str]:
+    def explain(self, node: A.Expr, name: str | None = None) -> list[str]:
         """The chain of reasons from a kept binding to a root (result, escape, unknown effect).
 
-        node is a let of the input program, a shared node of it (a graph binding), or a let of
-        the analysed program.
+        node is a let of the input program, a shared node of it (a graph binding, shown as
+        `name`, e.g. the `%25` it is printed as), or a let of the analysed program.
         """
         if "dem_edge" not in self.relations:
             raise ValueError("this result was computed with explain=False")
@@ -201,29 +201,23 @@ class AnalysisResult:
             return self._explain(self.binding_id(node), node)
         if verdict is None:
             raise ValueError("not a binding of the analysed program")
-        name = self.name_of(node)
+        if isinstance(node, A.Let):
+            title = f"{name or _var_name(node.var)}{self.where(node)}"
+        else:
+            title = f"{name or 'the shared node'} ({self.describe(self.node_id_of(node))})"
         if not verdict.kept or verdict.binding is None:
-            return [f"{name}{self.where(node)} is removable: nothing demands its value or "
-                    "effects"]
+            return [f"{title} is removable: nothing demands its value or effects"]
         decider = self.extraction.ids.binding_of[verdict.binding]
         lines = self._explain(verdict.binding, decider)
-        own = isinstance(node, A.Let) and decider.var is node.var
-        if not own:
+        origin = self.prepared.anf.provenance.origin.get(id(decider)) if self.prepared else None
+        own = (decider.var is node.var) if isinstance(node, A.Let) else (
+            origin is not None and origin.source is node)
+        if own:
+            lines[0] = f"{title} is kept: " + lines[0].split(" is kept: ", 1)[1]
+        else:
             what = self.describe(self.extraction.ids.id(decider.value))
-            lines[0] = (f"{name}{self.where(node)} is kept: evaluating it evaluates {what}, which "
-                        "is kept")
+            lines[0] = f"{title} is kept: evaluating it evaluates {what}, which is kept"
         return lines
-
-    def name_of(self, node: A.Expr) -> str:
-        """How the user knows a binding: its variable, or `the shared ...` for a graph node."""
-        if isinstance(node, A.Let):
-            return _var_name(node.var)
-        return f"the shared node {self.describe(self.extraction.ids.id(self._bound(node)))}"
-
-    def _bound(self, node: A.Expr) -> A.Expr:
-        view = self.source_view()
-        bid = view.graph_verdicts[id(node)].binding
-        return self.extraction.ids.binding_of[bid].value  # type: ignore[index]
 
     def _explain(self, bid: str, let: A.Let) -> list[str]:
         name = _var_name(let.var)
@@ -250,7 +244,9 @@ class AnalysisResult:
             for k, item in enumerate(chain):
                 if isinstance(self.node(item[1]), A.Let) and k < len(chain) - 1:
                     continue  # a let passes its body's value on: nothing to say
-                lines.append(f"  because {self.describe_item(item)}")
+                line = f"  because {self.describe_item(item)}"
+                if line != lines[-1]:  # the normal form's aliases repeat what they name
+                    lines.append(line)
             return lines
 
     def _chain(self, start: Item) -> list[Item]:

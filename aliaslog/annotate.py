@@ -25,9 +25,9 @@ FORMAT = "aliaslog-annotations"
 VERSION = 1
 
 
-def binding_note(result: AnalysisResult, let: A.Let) -> str | None:
-    """`keep: <reason>` or `dead` for a let of the input program; None for others."""
-    verdict = result.source_view().verdict(let)
+def binding_note(result: AnalysisResult, node: A.Expr) -> str | None:
+    """`keep: <reason>` or `dead` for a let or a graph binding of the input; None for others."""
+    verdict = result.source_view().verdict(node)
     if verdict is None:
         return None
     if not verdict.kept:
@@ -38,7 +38,7 @@ def binding_note(result: AnalysisResult, let: A.Let) -> str | None:
 def annotated_text(result: AnalysisResult) -> str:
     """The program in Relay text with `/* keep: reason */` or `/* dead */` after each binding."""
     assert result.source is not None
-    return astext(result.source, binding_notes=lambda let: binding_note(result, let))
+    return astext(result.source, binding_notes=lambda node: binding_note(result, node))
 
 
 def annotation_document(result: AnalysisResult, file: str) -> dict[str, Any]:

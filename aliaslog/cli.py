@@ -11,12 +11,16 @@ from pathlib import Path
 
 import numpy as np
 
+from extractor.relay.ast import Expr, Let, Module, Var, post_order
 from extractor.relay.errors import LocatedError
 
 from .batch import command as batch_command
 from .loading import (
     UsageError,
     load_module,
+    output_dir,
+    output_dir_arg,
+    output_file_arg,
     publish_facts,
     write_atomically,
     write_text_atomically,
@@ -102,9 +106,22 @@ def _cmd_grad(args: argparse.Namespace) -> int:
     from extractor.relay.typeinfer import infer_types
 
     from .gradient import gradient_module
+    from .training import training_step
 
     mod = infer_types(load_module(args.file)).module
-    grad = infer_types(gradient_module(mod, entry=args.entry))
+    if args.training_step:
+        if args.entry != "main":
+            raise UsageError("--training-step differentiates @main (it wraps it as @main_grad)")
+        params = [p.name_hint for p in mod.functions["main"].params] if "main" in \
+            mod.functions else []
+        wanted = args.keep.split(",") if args.keep else params[1:]
+        unknown = [n for n in wanted if n not in params]
+        if unknown:
+            raise UsageError(f"--keep: @main has no parameter %{unknown[0].lstrip('%')} (its "
+                             f"parameters: {', '.join('%' + p for p in params)})")
+        grad = infer_types(training_step(mod, [params.index(n) for n in wanted]))
+    else:
+        grad = infer_types(gradient_module(mod, entry=args.entry))
     text = astext(grad.module, types=grad.types if args.types else None)
     _emit(text, args.output)
     return 0
@@ -115,7 +132,7 @@ def _cmd_anf(args: argparse.Namespace) -> int:
     from extractor.relay.transforms.anf import to_a_normal_form
     from extractor.relay.typeinfer import infer_types
 
-    anf = to_a_normal_form(load_module(args.file)).module
+    anf = to_a_normal_form(_load_checked(args.file)).module
     typed = infer_types(anf) if args.types else None
     _emit(astext(typed.module if typed else anf, types=typed.types if typed else None),
           args.output)
@@ -129,11 +146,34 @@ def _cmd_dce(args: argparse.Namespace) -> int:
 
     from .dce import dce
 
-    mod = load_module(args.file)
+    mod = _load_checked(args.file)
     options = _analysis_options(args) if args.mode == "analysis" else {}
     out = dce(mod, mode=args.mode, inline_once=args.inline_once, **options)
     _emit(astext(out), args.output)
+    print(removal_summary(mod, out, args.mode), file=sys.stderr)
     return 0
+
+
+def removal_summary(before: Module, after: Module, mode: str) -> str:
+    """`dce (mode): removed k of n bindings: %a, %b, ...`: the lets whose variable is gone."""
+    from collections import Counter
+
+    def let_names(mod: Module) -> list[str]:
+        return [n.var.name_hint for fn in mod.functions.values() for n in post_order(fn)
+                if isinstance(n, Let)]
+
+    names = let_names(before)
+    left = Counter(let_names(after))  # by name: a pass may rebuild (retype) the variables
+    gone = []
+    for n in names:
+        if left[n] > 0:
+            left[n] -= 1
+        else:
+            gone.append(f"%{n}" if n else "%_")
+    lets = names
+    names = ", ".join(gone[:12]) + (f", ... ({len(gone) - 12} more)" if len(gone) > 12 else "")
+    return (f"dce ({mode}): removed {len(gone)} of {len(lets)} bindings"
+            + (f": {names}" if gone else ""))
 
 
 def _analysis_options(args: argparse.Namespace) -> dict[str, object]:
@@ -146,10 +186,20 @@ def _analysis_options(args: argparse.Namespace) -> dict[str, object]:
     }
 
 
+def _load_checked(path: str):  # type: ignore[no-untyped-def]
+    """A Relay module that type-checks: commands that analyse or transform a program refuse an
+    ill-typed one with the located type error, before writing anything."""
+    from extractor.relay.typeinfer import infer_types
+
+    mod = load_module(path)
+    infer_types(mod)
+    return mod
+
+
 def _analyze(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from .analysis import analyze
 
-    mod = load_module(args.file)
+    mod = _load_checked(args.file)
     return analyze(mod, keep_files=getattr(args, "keep_files", None), **_analysis_options(args))
 
 
@@ -160,7 +210,7 @@ def _cmd_facts(args: argparse.Namespace) -> int:
 
     from .analysis import analysis_program
 
-    mod = analysis_program(load_module(args.file))
+    mod = analysis_program(_load_checked(args.file))
     extraction = extract_relay(mod, args.entry, load_op_effects(*args.op_effects))
     print(publish_facts(extraction.facts, args.output))
     return 0
@@ -171,23 +221,35 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         return relax_cli.cmd_analyze(args)
     import json
 
+    from .annotate import annotation_document
+
     result = _analyze(args)
-    kept, removable = len(result.kept()), len(result.removable())
+    entries = annotation_document(result, args.file)["bindings"]
+    dead = [{k: e[k] for k in ("name", "function", "line", "col")}
+            for e in entries if e["verdict"] == "dead"]
     if args.json:
         doc = {
             "file": args.file,
             "engine": result.engine,
+            "options": result.options.as_json(),
             "seconds": round(sum(result.timings.values()), 6),
             "timings": {k: round(v, 6) for k, v in result.timings.items()},
-            "bindings": kept + removable,
-            "kept": kept,
-            "removable": removable,
+            "bindings": len(entries),
+            "kept": len(entries) - len(dead),
+            "removable": len(dead),
+            "removable_bindings": dead,
             "metrics": result.metrics,
         }
         print(json.dumps(doc, indent=2))
         return 0
-    print(f"{args.file}: {kept} bindings kept, {removable} removable ({result.engine}, "
-          f"{sum(result.timings.values()):.3f} s)")
+    print(f"{args.file}: {len(entries) - len(dead)} bindings kept, {len(dead)} removable "
+          f"({result.engine}, {result.options.name}, {sum(result.timings.values()):.3f} s)")
+    if dead:
+        print("removable:")
+        for d in dead:
+            where = f"line {d['line']}" if d["line"] else "no source line"
+            print(f"  {d['name']} in {d['function']} ({where})")
+    print("metrics (of the program as the debug executor runs it, in A-normal form):")
     width = max(len(n) for n in result.metrics)
     for name, value in result.metrics.items():
         print(f"  {name:<{width}}  {value}")
@@ -195,19 +257,31 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
+    from extractor.relay.printer import astext
+
     result = _analyze(args)
-    wanted = args.binding.lstrip("%")
-    lets = result.source_view().lets
-    matches = [let for let in lets if let.var.name_hint == wanted]
+    wanted = "%" + args.binding.lstrip("%")
+    printed: dict[str, Expr] = {}  # names as `parse` / `annotate` / `dce` print them
+    astext(result.source, names=printed)
+    view = result.source_view()
+    by_var = {id(let.var): let for let in view.lets}
+    hit = printed.get(wanted)
+    if isinstance(hit, Var) and id(hit) in by_var:
+        matches: list[Expr] = [by_var[id(hit)]]
+    elif hit is not None and view.verdict(hit) is not None:
+        matches = [hit]  # a graph binding: a node shared by several uses
+    else:
+        matches = [let for let in view.lets if f"%{let.var.name_hint}" == wanted]
     if not matches:
-        names = sorted({let.var.name_hint for let in lets})
         import difflib
 
+        names = sorted({n for n, x in printed.items() if isinstance(x, Var) and id(x) in by_var}
+                       | {n for n, x in printed.items() if view.verdict(x) is not None})
         close = difflib.get_close_matches(wanted, names, n=3)
-        hint = f"; did you mean {', '.join('%' + c for c in close)}?" if close else ""
-        raise UsageError(f"{args.file}: no let binding named %{wanted}{hint}")
-    for let in matches:
-        print("\n".join(result.explain(let)))
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise UsageError(f"{args.file}: no binding named {wanted}{hint}")
+    for node in matches:
+        print("\n".join(result.explain(node, wanted)))
     return 0
 
 
@@ -247,6 +321,8 @@ def _cmd_precision(args: argparse.Namespace) -> int:
             if args.variants else AnalysisOptions.variants()
     except ValueError as exc:
         raise UsageError(f"--variants: {exc}") from None
+    if args.seeds < 1:
+        raise UsageError(f"--seeds {args.seeds}: the oracle needs at least one run per program")
     files = relay_files(args.paths)
     if not files:
         raise UsageError("no .relay programs in " + ", ".join(args.paths))
@@ -266,8 +342,7 @@ def _cmd_precision(args: argparse.Namespace) -> int:
     for line in unsound:
         print("UNSOUND " + line)
     if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
+        out = output_dir(args.out)
         dicts = rows_as_dicts(rows)
         buf = io.StringIO()
         writer = csv.DictWriter(buf, fieldnames=list(dicts[0]))
@@ -351,12 +426,23 @@ EXIT_STATUSES = """exit status:
   130  interrupted"""
 
 
+def _version() -> str:
+    """The installed distribution's version (the source tree's when not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("aliaslog")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
     p = argparse.ArgumentParser(
         prog="aliaslog", description="Effect and alias analysis for TVM's Relay and Relax IR.",
         epilog=EXIT_STATUSES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    p.add_argument("--version", action="version", version=f"aliaslog {_version()}")
     p.add_argument("--debug", action="store_true",
                    help="on an internal error, print the Python traceback")
     sub = p.add_subparsers(dest="command", required=True)
@@ -367,63 +453,85 @@ def build_parser() -> argparse.ArgumentParser:
     sp.set_defaults(func=_cmd_parse)
 
     sp = sub.add_parser("run", help="evaluate a Relay program with the numpy interpreter")
-    sp.add_argument("file")
+    sp.add_argument("file", help="Relay text (v0.0.5) or save_json file")
     src = sp.add_mutually_exclusive_group(required=True)
     src.add_argument("--inputs", help=".npz with arr_0, arr_1, ... in parameter order")
     src.add_argument("--random", type=int, metavar="SEED", help="float32 normal inputs")
-    sp.add_argument("--save", metavar="OUT.npz", help="save flattened outputs as arr_0, ...")
-    sp.add_argument("--entry", default="main")
+    sp.add_argument("--save", metavar="OUT.npz", type=output_file_arg,
+                    help="save flattened outputs as arr_0, ...")
+    sp.add_argument("--entry", default="main", help="the function to run (default: main)")
     sp.set_defaults(func=_cmd_run)
 
     sp = sub.add_parser("grad", help="higher-order gradient of @main (TVM's transform)")
-    sp.add_argument("file")
-    sp.add_argument("-o", "--output", help="write Relay text here instead of stdout")
-    sp.add_argument("--entry", default="main")
+    sp.add_argument("file", help="Relay text (v0.0.5) or save_json file")
+    sp.add_argument("-o", "--output", type=output_file_arg,
+                    help="write Relay text here instead of stdout")
+    sp.add_argument("--entry", default="main",
+                    help="the function to differentiate (default: main)")
     sp.add_argument("--types", action="store_true", help="print /* ty=... */ comments")
+    sp.add_argument("--training-step", action="store_true",
+                    help="a training step instead: @main calls the gradient (as @main_grad) and "
+                         "returns the loss and the gradients of the parameters --keep names")
+    sp.add_argument("--keep", metavar="NAMES",
+                    help="with --training-step: comma-separated parameters whose gradients "
+                         "are returned (default: every parameter but the first, the data)")
     sp.set_defaults(func=_cmd_grad)
 
     sp = sub.add_parser("anf", help="TVM's ToANormalForm of a Relay program: every "
                                     "subexpression let-bound once, where its uses meet")
-    sp.add_argument("file")
+    sp.add_argument("file", help="Relay text (v0.0.5) or save_json file")
     sp.add_argument("-o", "--output", help="write Relay text here instead of stdout")
     sp.add_argument("--types", action="store_true", help="infer types and print them")
     sp.set_defaults(func=_cmd_anf)
 
     sp = sub.add_parser("dce", help="dead-code elimination (Relay text, or Relax TVMScript .py)")
-    sp.add_argument("file")
+    sp.add_argument("file", help="Relay text or save_json file, or a TVMScript .py file (Relax)")
     _relax_arguments(sp)
-    sp.add_argument("--mode", choices=["assume-pure", "purity", "analysis"], default="purity")
-    sp.add_argument("--inline-once", action="store_true")
-    sp.add_argument("-o", "--output")
+    sp.add_argument("--mode", choices=["assume-pure", "purity", "analysis"], default="purity",
+                    help="assume-pure: TVM's DCE before PR #9542 (every binding pure); purity: "
+                         "TVM's DCE after it (impure bindings kept); analysis: remove exactly "
+                         "what aliaslog proves dead (default: purity)")
+    sp.add_argument("--inline-once", action="store_true",
+                    help="TVM's inline_once: a pure binding used once is inlined at its use "
+                         "(assume-pure and purity modes)")
+    sp.add_argument("-o", "--output", type=output_file_arg,
+                    help="write the program here instead of stdout")
     _analysis_arguments(sp)
     sp.set_defaults(func=_cmd_dce)
 
     sp = sub.add_parser("facts", help="write the program's Datalog facts (Soufflé TSV)")
-    sp.add_argument("file")
+    sp.add_argument("file", help="Relay text or save_json file, or a TVMScript .py file (Relax)")
     _relax_arguments(sp)
-    sp.add_argument("-o", "--output", required=True, metavar="DIR")
-    sp.add_argument("--entry", default="main")
-    sp.add_argument("--op-effects", action="append", default=[], metavar="FILE")
+    sp.add_argument("-o", "--output", required=True, metavar="DIR", type=output_dir_arg,
+                    help="the directory of .facts files (replaced if it holds only those)")
+    sp.add_argument("--entry", default="main", help="the function the outside world calls "
+                    "(default: main)")
+    sp.add_argument("--op-effects", action="append", default=[], metavar="FILE",
+                    help="extra operator effect table (operator<TAB>effect)")
     sp.set_defaults(func=_cmd_facts)
 
     sp = sub.add_parser("analyze", help="run the analysis; print counts and metrics")
-    sp.add_argument("file")
+    sp.add_argument("file", help="Relay text or save_json file, or a TVMScript .py file (Relax)")
     _relax_arguments(sp)
-    sp.add_argument("--json", action="store_true")
-    sp.add_argument("--keep-files", metavar="DIR", help="keep facts/ and out/ here")
+    sp.add_argument("--json", action="store_true",
+                    help="print the counts, removable bindings, timings and metrics as JSON")
+    sp.add_argument("--keep-files", metavar="DIR", type=output_dir_arg,
+                    help="keep the facts/ and out/ (result CSV) directories here")
     _analysis_arguments(sp)
     sp.set_defaults(func=_cmd_analyze)
 
     sp = sub.add_parser("explain", help="why a binding is kept: the chain to a root")
-    sp.add_argument("file")
-    sp.add_argument("binding", help="a let-bound variable, e.g. %x_12")
+    sp.add_argument("file", help="Relay text (v0.0.5) or save_json file")
+    sp.add_argument("binding", help="a let-bound variable, e.g. %%x_12, or a graph binding "
+                    "as the program prints it, e.g. %%25")
     _analysis_arguments(sp)
     sp.set_defaults(func=_cmd_explain)
 
     sp = sub.add_parser("annotate", help="the program with every binding marked keep/dead")
-    sp.add_argument("file")
+    sp.add_argument("file", help="Relay text (v0.0.5) or save_json file")
     sp.add_argument("--json", action="store_true", help="the machine-readable annotation file")
-    sp.add_argument("-o", "--output")
+    sp.add_argument("-o", "--output", type=output_file_arg,
+                    help="write the annotated program (or with --json the annotation file) here")
     _analysis_arguments(sp)
     sp.set_defaults(func=_cmd_annotate)
 
@@ -435,14 +543,14 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--module", metavar="NAME", help="which IRModule of FILE")
     sp.add_argument("--at", default="input,legalized,lowered",
                     help="extraction points to check, comma-separated (default: all three)")
-    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--json", action="store_true",
+                    help="print the findings as JSON (kind, severity, bindings, lines, point)")
     sp.add_argument("--strict", action="store_true",
                     help="warnings (purity-asserted) count as violations for the exit status")
-    sp.add_argument("--engine", choices=["auto", "souffle", "embedded"], default="auto")
+    EngineOptions.add_arguments(sp)
     sp.add_argument("--op-effects", action="append", default=[], metavar="FILE",
                     help="extra effect table (name<TAB>effect)")
     _tir_effects_argument(sp)
-    sp.add_argument("--timeout", type=float, default=600, help="Soufflé time limit (seconds)")
     sp.set_defaults(func=lambda a: relax_cli.cmd_check(a))
 
     sp = sub.add_parser("precision", help="cost and precision of each analysis variant, "
@@ -456,7 +564,8 @@ def build_parser() -> argparse.ArgumentParser:
                          "step: @main calls the gradient and returns the loss and the gradients "
                          "of every parameter but the first (the data)")
     sp.add_argument("--seeds", type=int, default=2, help="oracle runs per program")
-    sp.add_argument("--out", metavar="DIR", help="write precision.{csv,json,md,svg} here")
+    sp.add_argument("--out", metavar="DIR", type=output_dir_arg,
+                    help="write precision.{csv,json,md,svg} here")
     EngineOptions.add_arguments(sp)
     sp.set_defaults(func=_cmd_precision)
 
@@ -465,7 +574,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("demo", help="the seed scenario: gradient, DCE modes, output diffs")
     sp.add_argument("file", help="the seed program (tests/data/seed_issue_program.relay)")
-    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--seed", type=int, default=0,
+                    help="seed of the random inputs (default: 0)")
     EngineOptions.add_arguments(sp)
     sp.set_defaults(func=_cmd_demo)
     return p
@@ -478,7 +588,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except LocatedError as err:
         if err.text is None and err.span is not None and Path(err.span.source).is_file():
-            err.with_text(Path(err.span.source).read_text(encoding="utf-8", errors="replace"))
+            err.with_text(Path(err.span.source).read_bytes().decode("utf-8", errors="replace"))
         print(err.render(), file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -46,9 +46,9 @@ class SourceView:
                 continue
             if origin.owner is not None:
                 extent.setdefault(id(origin.owner.var), []).append(bid)
-            elif origin.shared and not isinstance(origin.source, A.Var | A.GlobalVar | A.Op
-                                                  | A.Constructor):
-                self.graph.append((origin.source, bid))
+            if origin.shared and not isinstance(origin.source, A.Var | A.GlobalVar | A.Op
+                                                | A.Constructor | A.Let):
+                self.graph.append((origin.source, bid))  # bound alone, or as a let's value
         self.lets = [n for name in self.source.functions for n in
                      A.post_order(self.source.functions[name]) if isinstance(n, A.Let)]
         nested: dict[int, list[A.Let]] = {}

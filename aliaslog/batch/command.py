@@ -9,6 +9,7 @@ import signal
 import sys
 from types import FrameType
 
+from ..loading import output_dir_arg
 from ..options import AnalysisOptions, EngineOptions
 
 
@@ -19,7 +20,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                       "results as JSON lines, CSV and an HTML report")
     sp.add_argument("paths", nargs="+", help="model files (.relay, .json, TVMScript .py) or "
                                              "directories searched recursively")
-    sp.add_argument("--out", required=True, metavar="DIR",
+    sp.add_argument("--out", required=True, metavar="DIR", type=output_dir_arg,
                     help="results.jsonl, results.csv, meta.json, report.html and cache/ go here")
     sp.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                     help="worker processes (default: the number of CPUs)")

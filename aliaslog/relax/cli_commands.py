@@ -25,7 +25,7 @@ def parse_points(text: str) -> tuple[str, ...]:
 
 def _options(args: argparse.Namespace) -> dict[str, object]:
     return {"engine": args.engine, "op_effects": args.op_effects,
-            "tir_effects": args.tir_effects, "timeout": args.timeout}
+            "tir_effects": args.tir_effects, "timeout": args.timeout, "compiled": args.compiled}
 
 
 def cmd_check(args: argparse.Namespace) -> int:

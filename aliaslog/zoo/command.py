@@ -6,15 +6,17 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..loading import UsageError
+from ..loading import UsageError, output_dir_arg
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Register `zoo` with its two kinds."""
     sp = sub.add_parser("zoo", help="write a model zoo: Relay (TVM's relay.testing models, plain "
                                     "and after gradient) or Relax (HF models via torch.export)")
-    sp.add_argument("kind", choices=["relay", "relax"])
-    sp.add_argument("-o", "--output", required=True, metavar="DIR")
+    sp.add_argument("kind", choices=["relay", "relax"],
+                    help="relay: the tvm.relay.testing workloads; relax: Hugging Face models")
+    sp.add_argument("-o", "--output", required=True, metavar="DIR", type=output_dir_arg,
+                    help="the directory the models are written to")
     sp.add_argument("--models", help="comma-separated subset (default: all)")
     sp.add_argument("--no-gradient", action="store_true",
                     help="relay: skip the higher-order gradient versions")

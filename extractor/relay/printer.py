@@ -325,7 +325,7 @@ class _Printer:
         self,
         types: Mapping[int, Type] | None,
         show_meta: bool,
-        binding_notes: Callable[[Let], str | None] | None = None,
+        binding_notes: Callable[[Expr], str | None] | None = None,
     ) -> None:
         self.types = types or {}
         self.binding_notes = binding_notes
@@ -424,7 +424,8 @@ class _Printer:
         tmp = f"%{self.counter}"
         self.counter += 1
         self.memo[id(e)] = tmp
-        self.scopes[-1].append([tmp, " = ", doc, ";"])
+        note = self.binding_notes(e) if self.binding_notes else None
+        self.scopes[-1].append([tmp, " = ", doc, ";", f" /* {note} */" if note else ""])
         return tmp
 
     def scope(self, e: Expr, expand_head: bool = False) -> Doc:
@@ -603,11 +604,14 @@ def astext(
     types: Mapping[int, Type] | None = None,
     show_meta: bool = True,
     header: bool | None = None,
-    binding_notes: Callable[[Let], str | None] | None = None,
+    binding_notes: Callable[[Expr], str | None] | None = None,
+    names: dict[str, Expr] | None = None,
 ) -> str:
     """Print a module or expression as v0.19 would; `types` maps id(node) to its inferred type.
 
-    `binding_notes(let)` may return a comment to print after that binding (`/* note */`).
+    `binding_notes(node)` may return a comment to print after a let or a graph binding
+    (`/* note */`); `names`, when given, receives every printed `%name` and `%N` with the
+    variable or the shared node it stands for.
     """
 
     def go() -> str:
@@ -624,6 +628,10 @@ def astext(
         if meta is not None:
             parts.append(meta)
         text = "\n".join(parts)
+        if names is not None:
+            by_id = {id(o): o for o in p.alive}
+            names.update((ref, by_id[k]) for k, ref in p.memo.items()
+                         if ref.startswith("%") and k in by_id)
         return text + "\n" if isinstance(node, Module) else text
 
     return run_deep(go)
