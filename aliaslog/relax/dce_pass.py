@@ -56,7 +56,7 @@ def _binding(b: Any, dead: set[Any]) -> Any:
 
 def EffectAwareDCE(*, engine: str = "auto", op_effects: list[str] | None = None,  # noqa: N802
                    tir_effects: list[str] | None = None, entries: list[str] | None = None,
-                   timeout: float = 600) -> tvm.transform.Pass:
+                   timeout: float = 600, compiled: bool = False) -> tvm.transform.Pass:
     """Dead-code elimination that keeps every needed effect and write, and nothing else.
 
     Usable in `tvm.transform.Sequential`. Bindings are removed only when aliaslog's analysis
@@ -68,7 +68,8 @@ def EffectAwareDCE(*, engine: str = "auto", op_effects: list[str] | None = None,
     @tvm.transform.module_pass(opt_level=0, name="aliaslog.EffectAwareDCE")
     def _pass(mod: tvm.IRModule, _ctx: Any) -> tvm.IRModule:
         res = analyze_relax(mod, point="input", engine=engine, op_effects=op_effects,
-                            tir_effects=tir_effects, entries=entries, timeout=timeout)
+                            tir_effects=tir_effects, entries=entries, timeout=timeout,
+                            compiled=compiled)
         if not res.removable_ids:
             return mod
         out = remove_bindings(mod, set(res.removable()))
