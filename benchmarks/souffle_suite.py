@@ -45,6 +45,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from aliaslog.engines import EngineError, solve  # noqa: E402
+from aliaslog.engines.dialect import load_program  # noqa: E402
 
 CATEGORIES = ("evaluation", "semantic", "syntactic", "example")
 NOT_APPLICABLE = {
@@ -231,8 +232,10 @@ def run_case(case: Case, test_dir: Path, work: Path) -> tuple[str, str]:
     want = sorted(p.name for p in data_dir.glob("*.csv"))
     got = sorted(p.name for p in out.glob("*.csv")) if out.is_dir() else []
     printed = res.printed
-    if case.stdout:  # `-D-`: Soufflé prints what it would have written
-        printed += "".join(f"---------------\n{name[:-4]}\n===============\n"
+    if case.stdout:  # `-D-`: Soufflé prints what it would have written, with a header
+        rels = load_program(test_dir / f"{case.name}.dl").relations
+        printed += "".join(f"---------------\n{name[:-4]}\n"
+                           + "\t".join(rels[name[:-4]].attrs) + "\n===============\n"
                            f"{(out / name).read_text()}===============\n" for name in got)
         got = []
     if want != got:
