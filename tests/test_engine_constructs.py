@@ -240,3 +240,37 @@ def test_regex_syntax_not_mirrored_is_refused(tmp_path: Path) -> None:
                         'm(s) :- w(s), match("a\\\\qb", s).\n', {})
     with pytest.raises(EngineError, match="differs between ECMAScript"):
         solve(prog, fdir, engine="embedded")
+
+
+def test_in_memory_facts_give_what_the_written_fact_files_give(tmp_path: Path) -> None:
+    from extractor.facts import escape_symbol
+
+    prog, fdir = _write(tmp_path, """
+.decl e(x: symbol, k: symbol, n: number)
+.input e
+.decl seen(x: symbol)
+.output seen
+seen(x) :- e(x, "a", _).
+.decl rows(n: number)
+.output rows
+rows(c) :- c = count : { e(_, _, _) }.
+.decl other(x: symbol, n: number)
+.output other
+other(x, n) :- e(x, k, n), k != "a".
+""", {})
+    rows = [("back\\slash", "a", 1), ("tab\there", "a", 2), ("plain", "b", 3), ('q"uote', "b", 4)]
+    (fdir / "e.facts").write_text("".join("\t".join(escape_symbol(v) if isinstance(v, str)
+                                                    else str(v) for v in r) + "\n" for r in rows))
+    engines = ["embedded"] + (["souffle"] if HAVE_SOUFFLE else [])
+    results = [solve(prog, fdir, engine=e).relations for e in engines]
+    results += [solve(prog, facts={"e": rows}, engine=e).relations for e in engines]
+    assert all(r == results[0] for r in results)
+    assert results[0]["seen"] == [("back\\\\slash",), ("tab\\there",)]  # as the files hold them
+    assert results[0]["rows"] == [(4,)]
+
+
+def test_in_memory_facts_of_the_wrong_type_are_refused(tmp_path: Path) -> None:
+    prog, _fdir = _write(tmp_path, ".decl e(x: number)\n.input e\n.decl o(x: number)\n.output o\n"
+                         "o(x) :- e(x).\n", {})
+    with pytest.raises(EngineError, match="column 1 must hold numbers"):
+        solve(prog, facts={"e": [("1",)]}, engine="embedded")
