@@ -19,6 +19,7 @@ from aliaslog.engines.dialect import Program, load_program
 from aliaslog.engines.embedded.facts import input_path
 from aliaslog.engines.publish import publish_dir
 from aliaslog.engines.tsv import encode_symbol, tsv_text, write_tsv
+from extractor.diagnostics import gc_paused
 
 log = logging.getLogger("aliaslog.engines")
 
@@ -156,6 +157,7 @@ def _file_digest(path: str) -> bytes:
         return b""
 
 
+@gc_paused()  # millions of long-lived strings and tuples: collections would free nothing
 def _solve_embedded(program_path: Path, facts_dir: Path | None, facts: Facts | None,
                     out_dir: Path | None, output_relations: set[str] | None,
                     include_dirs: list[Path], defines: dict[str, str]
