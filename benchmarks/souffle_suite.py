@@ -45,6 +45,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from aliaslog.engines import EngineError, solve  # noqa: E402
+from aliaslog.engines.dialect import load_program  # noqa: E402
 
 CATEGORIES = ("evaluation", "semantic", "syntactic", "example")
 NOT_APPLICABLE = {
@@ -231,8 +232,10 @@ def run_case(case: Case, test_dir: Path, work: Path) -> tuple[str, str]:
     want = sorted(p.name for p in data_dir.glob("*.csv"))
     got = sorted(p.name for p in out.glob("*.csv")) if out.is_dir() else []
     printed = res.printed
-    if case.stdout:  # `-D-`: Soufflé prints what it would have written
-        printed += "".join(f"---------------\n{name[:-4]}\n===============\n"
+    if case.stdout:  # `-D-`: Soufflé prints what it would have written, with a header
+        rels = load_program(test_dir / f"{case.name}.dl").relations
+        printed += "".join(f"---------------\n{name[:-4]}\n"
+                           + "\t".join(rels[name[:-4]].attrs) + "\n===============\n"
                            f"{(out / name).read_text()}===============\n" for name in got)
         got = []
     if want != got:
@@ -287,6 +290,35 @@ def run_isolated(case: Case, test_dir: Path, timeout: float) -> tuple[str, str, 
 # --- driver -------------------------------------------------------------------------------------
 
 
+def run_suite(clone: Path, ref: str = "2.5", categories: list[str] | None = None,
+              tests: list[str] | None = None, timeout: float = 120, verbose: bool = False,
+              ) -> dict[str, Counter]:
+    """Classify every registered test of the categories; returns the counts per category."""
+    totals: dict[str, Counter] = {}
+    with tempfile.TemporaryDirectory(prefix="souffle-suite-") as tmp:
+        root = Path(tmp)
+        for category in categories or list(CATEGORIES):
+            missing = materialise(clone, ref, category, root)
+            counts: Counter = Counter()
+            for case in registered(clone, ref, category):
+                if tests and case.name not in tests:
+                    continue
+                prefix = f"tests/{category}/{case.name}/"
+                lost = sorted(m for m in missing if m.startswith(prefix))
+                if lost:
+                    cls, detail, secs = "unavailable", f"missing in the clone: {lost}", 0.0
+                else:
+                    cls, detail, secs = run_isolated(case, root / prefix, timeout)
+                counts[cls] += 1
+                if verbose or cls in ("wrong answer", "crash", "timeout", "rejected-valid",
+                                      "unlocated"):
+                    print(f"{category}/{case.label}: {cls} ({secs:.1f} s) {detail}", flush=True)
+            totals[category] = counts
+            print(f"{category}: {sum(counts.values())} tests: " + ", ".join(
+                f"{c} {counts[c]}" for c in CLASSES if counts[c]), flush=True)
+    return totals
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clone", type=Path, required=True, help="git clone of souffle-lang/souffle")
@@ -296,29 +328,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("-v", "--verbose", action="store_true", help="print every test's class")
     args = ap.parse_args(argv)
-
-    totals: dict[str, Counter] = {}
-    with tempfile.TemporaryDirectory(prefix="souffle-suite-") as tmp:
-        root = Path(tmp)
-        for category in args.category:
-            missing = materialise(args.clone, args.ref, category, root)
-            counts: Counter = Counter()
-            for case in registered(args.clone, args.ref, category):
-                if args.test and case.name not in args.test:
-                    continue
-                prefix = f"tests/{category}/{case.name}/"
-                lost = sorted(m for m in missing if m.startswith(prefix))
-                if lost:
-                    cls, detail, secs = "unavailable", f"missing in the clone: {lost}", 0.0
-                else:
-                    cls, detail, secs = run_isolated(case, root / prefix, args.timeout)
-                counts[cls] += 1
-                if args.verbose or cls in ("wrong answer", "crash", "timeout", "rejected-valid",
-                                           "unlocated"):
-                    print(f"{category}/{case.label}: {cls} ({secs:.1f} s) {detail}", flush=True)
-            totals[category] = counts
-            print(f"{category}: {sum(counts.values())} tests: " + ", ".join(
-                f"{c} {counts[c]}" for c in CLASSES if counts[c]), flush=True)
+    totals = run_suite(args.clone, args.ref, args.category, args.test, args.timeout,
+                       args.verbose)
     print()
     print("| category | tests | " + " | ".join(CLASSES) + " |")
     print("|---|---:|" + "---:|" * len(CLASSES))

@@ -105,6 +105,25 @@ e("count", count : { a(_) } + 1).
 e("sum", sum x : { a(x) }).
 e("arith", 6 * 7).
 """, {}, {"e": [("arith", 42), ("count", 3), ("sum", 3)]}),
+    ("inline relations are substituted, never built", """
+.decl nat(x: number)
+nat(0).
+nat(x + 1) :- x < 3000, nat(x).
+.decl pair(x: number, y: number) inline
+pair(x, y) :- nat(x), nat(y).
+.decl same(a: number, b: number, r: number) inline
+same(a, b, a) :- a = b.
+.decl q(x: number)
+.output q
+q(x) :- pair(x, x), x < 2, same(x, x, _).
+""", {}, {"q": [(0,), (1,)]}),
+    ("2.5 annotations, __LINE__, `.type T` alone and identity conversions", """
+@[doc = "ignored"]
+.type T
+.decl at(line: number, t: T, n: number)
+.output at
+at(__LINE__, "x", to_number(to_number(7))).
+""", {}, {"at": [(6, "x", 7)]}),
     ("magic-transform and other strategy pragmas do not change results", """
 .pragma "magic-transform" "*"
 .pragma "suppress-warnings" "*"
@@ -177,6 +196,21 @@ b(7).
      "relation `R` is not overridable"),
     ('.decl w(s: symbol)\nw("x").\n.decl n(x: number)\n.output n\nn(to_number(s)) :- w(s).',
      "wrong string provided by `to_number(\"x\")`"),
+    ('.decl q(x: number)\nq(cat(x, x)) :- q(x).', "type mismatch: a number where the argument"),
+    ('.decl a(x: symbol)\n.decl b(x: number)\nb(x) :- a(x).', "type mismatch: a symbol"),
+    ('.decl r(t: number, t: number)', "doubly defined attribute name `t`"),
+    ('.decl r(t: number) output output', "output qualifier already set"),
+    ('.decl r(x: number)\n.printsize r\n.printsize r', "redefinition of printsize"),
+    ('.decl a(x: number)\n.decl b(x: number)\na(1).\nb(x) :- a(x), a(x). .plan 0:(1,3)',
+     "invalid execution order in plan (incomplete)"),
+    ('.decl a(x: number)\na(1).\na(x) :- a(x), a(x). .plan 2:(1,2)',
+     "only versions 0..1 permitted"),
+    ('.decl a(x: number) inline\n.decl b(x: number) inline\n.decl c(x: number)\n.output c\n'
+     'a(x) :- b(x).\nb(x) :- a(x).\nc(x) :- a(x).', "cannot inline cyclically dependent"),
+    ('.decl a(x: number) inline\n.output a\na(1).', "IO relation `a` cannot be inlined"),
+    ('.decl p(x: number)\n.decl s(x: number)\n.output s\np(1).\n'
+     's(n) :- n = sum y : { p(x), y = count : { p(x) } }.',
+     "unsupported Soufflé construct `aggregate inside an aggregate's body`"),
 ])
 def test_rejections_are_located(tmp_path: Path, snippet: str, message: str) -> None:
     prog, fdir = _write(tmp_path, "// header\n" + snippet + "\n", {})
@@ -187,8 +221,56 @@ def test_rejections_are_located(tmp_path: Path, snippet: str, message: str) -> N
         assert "p.dl:" in str(info.value)
 
 
+def test_gzip_fact_files_are_read_as_souffle_reads_them(tmp_path: Path) -> None:
+    import gzip
+
+    prog, fdir = _write(tmp_path, ".decl e(x: number, y: symbol)\n.input e\n.decl o(x: number)"
+                        "\n.output o\no(x) :- e(x, _).\n", {})
+    (fdir / "e.facts").write_bytes(gzip.compress(b"1\ta\n2\tb\n"))
+    assert solve(prog, fdir, engine="embedded").relations == {"o": [(1,), (2,)]}
+
+
+def test_a_once_file_included_again_adds_nothing(tmp_path: Path) -> None:
+    prog, fdir = _write(tmp_path, '.once\n.include "p.dl"\n.decl ok()\n.output ok\nok().\n', {})
+    assert solve(prog, fdir, engine="embedded").relations == {"ok": [()]}
+
+
 def test_regex_syntax_not_mirrored_is_refused(tmp_path: Path) -> None:
     prog, fdir = _write(tmp_path, '.decl w(s: symbol)\nw("ab").\n.decl m(s: symbol)\n.output m\n'
                         'm(s) :- w(s), match("a\\\\qb", s).\n', {})
     with pytest.raises(EngineError, match="differs between ECMAScript"):
         solve(prog, fdir, engine="embedded")
+
+
+def test_in_memory_facts_give_what_the_written_fact_files_give(tmp_path: Path) -> None:
+    from extractor.facts import escape_symbol
+
+    prog, fdir = _write(tmp_path, """
+.decl e(x: symbol, k: symbol, n: number)
+.input e
+.decl seen(x: symbol)
+.output seen
+seen(x) :- e(x, "a", _).
+.decl rows(n: number)
+.output rows
+rows(c) :- c = count : { e(_, _, _) }.
+.decl other(x: symbol, n: number)
+.output other
+other(x, n) :- e(x, k, n), k != "a".
+""", {})
+    rows = [("back\\slash", "a", 1), ("tab\there", "a", 2), ("plain", "b", 3), ('q"uote', "b", 4)]
+    (fdir / "e.facts").write_text("".join("\t".join(escape_symbol(v) if isinstance(v, str)
+                                                    else str(v) for v in r) + "\n" for r in rows))
+    engines = ["embedded"] + (["souffle"] if HAVE_SOUFFLE else [])
+    results = [solve(prog, fdir, engine=e).relations for e in engines]
+    results += [solve(prog, facts={"e": rows}, engine=e).relations for e in engines]
+    assert all(r == results[0] for r in results)
+    assert results[0]["seen"] == [("back\\\\slash",), ("tab\\there",)]  # as the files hold them
+    assert results[0]["rows"] == [(4,)]
+
+
+def test_in_memory_facts_of_the_wrong_type_are_refused(tmp_path: Path) -> None:
+    prog, _fdir = _write(tmp_path, ".decl e(x: number)\n.input e\n.decl o(x: number)\n.output o\n"
+                         "o(x) :- e(x).\n", {})
+    with pytest.raises(EngineError, match="column 1 must hold numbers"):
+        solve(prog, facts={"e": [("1",)]}, engine="embedded")

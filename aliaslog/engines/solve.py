@@ -19,6 +19,7 @@ from aliaslog.engines.dialect import Program, load_program
 from aliaslog.engines.embedded.facts import input_path
 from aliaslog.engines.publish import publish_dir
 from aliaslog.engines.tsv import encode_symbol, tsv_text, write_tsv
+from extractor.diagnostics import gc_paused
 
 log = logging.getLogger("aliaslog.engines")
 
@@ -76,7 +77,7 @@ def _printed(program: Program, rels: dict[str, list[Row]]) -> str:
 # parsed rule programs, valid while every file they read is unchanged; and their clingo text
 # per (empty inputs, requested relations): rules that cannot fire or are not needed are left out
 _PARSED: dict[tuple, tuple[tuple[tuple[str, bytes], ...], Program]] = {}
-_TRANSLATED: dict[tuple[int, frozenset[str], frozenset[str]], tuple[str, set[str]]] = {}
+_TRANSLATED: dict[tuple[int, frozenset[str], frozenset[str]], tuple[str, dict]] = {}
 
 
 def _program(program_path: Path, include_dirs: list[Path], defines: dict[str, str]) -> Program:
@@ -93,16 +94,15 @@ def _program(program_path: Path, include_dirs: list[Path], defines: dict[str, st
 
 
 def _translated(program: Program, empty: frozenset[str], wanted: frozenset[str]
-                ) -> tuple[str, set[str]]:
-    """Clingo text of the clauses that can fire and are needed, and the inputs they read."""
-    from aliaslog.engines.embedded.relevance import needed_inputs, relevant_clauses
+                ) -> tuple[str, dict]:
+    """Clingo text of the clauses that can fire and are needed, and the inputs' shapes."""
+    from aliaslog.engines.embedded.relevance import relevant
     from aliaslog.engines.embedded.translate import translate_rules
 
     key = (id(program), empty, wanted)
     if key not in _TRANSLATED:
-        clauses = relevant_clauses(program, _firing_clauses(program, empty), set(wanted))
-        _TRANSLATED[key] = (translate_rules(program, clauses),
-                            needed_inputs(program, clauses, set(wanted)))
+        clauses, inputs = relevant(program, _firing_clauses(program, empty), set(wanted))
+        _TRANSLATED[key] = (translate_rules(program, clauses), inputs)
     return _TRANSLATED[key]
 
 
@@ -157,6 +157,7 @@ def _file_digest(path: str) -> bytes:
         return b""
 
 
+@gc_paused()  # millions of long-lived strings and tuples: collections would free nothing
 def _solve_embedded(program_path: Path, facts_dir: Path | None, facts: Facts | None,
                     out_dir: Path | None, output_relations: set[str] | None,
                     include_dirs: list[Path], defines: dict[str, str]
@@ -193,12 +194,24 @@ def _publish(out_dir: Path, fill) -> None:
 def _write_fact_files(program: Program, facts: Facts, dir_: Path) -> None:
     """In-memory facts as the TSV files Soufflé reads (symbols stored as fact files hold them)."""
     for name, rel in program.relations.items():
+        rows = facts.get(name, ())
         for io in rel.inputs:
-            rows = [tuple(encode_symbol(v) if k == "s" else v
-                          for v, k in zip(row, rel.kinds, strict=True))
-                    for row in facts.get(name, ())]
-            write_tsv(input_path(io, rel, dir_), rows, rel.kinds, program.records,
-                      io.delimiter, rel.attrs if io.headers else None)
+            path = input_path(io, rel, dir_)
+            if rel.kinds and all(k in ("s", "i") for k in rel.kinds) and io.delimiter == "\t" \
+                    and not io.headers:
+                # one C-level format per row; a symbol holding a tab, line break or
+                # backslash changes the counts, and then every cell is encoded
+                form = "\t".join("%s" if k == "s" else "%d" for k in rel.kinds)
+                text = "\n".join([form % r for r in rows])
+                if text.count("\t") == (len(rel.kinds) - 1) * len(rows) and \
+                        text.count("\n") == max(len(rows) - 1, 0) and "\\" not in text \
+                        and "\r" not in text:
+                    path.write_text(text + "\n" if rows else "", encoding="utf-8")
+                    continue
+            cells = [tuple(encode_symbol(v) if k == "s" else v
+                           for v, k in zip(row, rel.kinds, strict=True)) for row in rows]
+            write_tsv(path, cells, rel.kinds, program.records, io.delimiter,
+                      rel.attrs if io.headers else None)
 
 
 def _solve_souffle(program_path: Path, facts_dir: Path | None, facts: Facts | None,

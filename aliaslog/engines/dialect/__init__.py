@@ -1,9 +1,9 @@
 """The Soufflé dialect as the embedded engine reads it, one module per stage.
 
 `preprocess` (files to tokens) → `parse` (tokens to `ast`) → `elaborate` (components and
-types to a flat `program.Program`) → `scoping` (aggregate-local variables renamed apart) →
-`types` and `checks` (what Soufflé rejects). Anything outside the
-subset is an `EngineError` located at the construct.
+types to a flat `program.Program`) → `inline` (inline relations substituted into their
+uses) → `scoping` (aggregate-local variables renamed apart) → `types` and `checks` (what
+Soufflé rejects). Anything outside the subset is an `EngineError` located at the construct.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 from aliaslog.engines.base import EngineError
 from aliaslog.engines.dialect.checks import check_program
 from aliaslog.engines.dialect.elaborate import Elaborator
+from aliaslog.engines.dialect.inline import inline_relations
 from aliaslog.engines.dialect.parse import Parser
 from aliaslog.engines.dialect.preprocess import Preprocessor
 from aliaslog.engines.dialect.program import Program, Relation
@@ -37,6 +38,7 @@ def load_program(path: Path, include_dirs: list[Path] | None = None,
         program.warnings.extend(e.render() for e in parser.skipped)
         program.tsv_unsafe = list(pre.tsv_unsafe)
         if check and not lenient:
+            inline_relations(program)
             scope_aggregates(program.clauses)
             check_types(program)
             check_program(program)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from aliaslog.engines.base import EngineError, RecordKind, Row
 from aliaslog.engines.dialect.program import IO, Program, Relation
+from aliaslog.engines.embedded.relevance import InputShape
 from aliaslog.engines.embedded.translate import clingo_name, quote
 from aliaslog.engines.tsv import encode_symbol, fact_bytes, read_tsv
 
@@ -30,59 +31,79 @@ def input_path(io: IO, rel: Relation, facts_dir: Path) -> Path:
     return fname if fname.is_absolute() else Path(facts_dir) / fname
 
 
-def facts_text(program: Program, facts_dir: Path, only: set[str]) -> tuple[str, int]:
-    """The `only` input relations' fact files as clingo facts; returns (text, number of facts).
+def facts_text(program: Program, facts_dir: Path, shapes: dict[str, InputShape]
+               ) -> tuple[str, int]:
+    """The shaped input relations' fact files as clingo facts; (text, number of facts).
 
     A relation with several `.input` directives holds the rows of all their files.
     """
     chunks: list[str] = []
     count = 0
     for rel in program.relations.values():
-        if rel.name not in only:
+        shape = shapes.get(rel.name)
+        if shape is None:
             continue
         for io in rel.inputs:
-            text, n = _relation_facts(program, rel, io, input_path(io, rel, facts_dir))
+            path = input_path(io, rel, facts_dir)
+            if shape.is_whole(len(rel.kinds)):
+                text, n = _relation_facts(program, rel, io, path)
+            else:
+                rows = read_tsv(path, rel.kinds, program.records, delimiter=io.delimiter,
+                                headers=io.headers, span=io.span)
+                text, n = _format(program, rel, shape, rows, encode=False)
             chunks.append(text)
             count += n
     return "\n".join(c for c in chunks if c) + "\n", count
 
 
-def rows_text(program: Program, facts: Mapping[str, Sequence[Row]], only: set[str]
-              ) -> tuple[str, int]:
-    """In-memory rows of the `only` input relations as clingo facts (see solve's `facts`)."""
+def rows_text(program: Program, facts: Mapping[str, Sequence[Row]],
+              shapes: dict[str, InputShape]) -> tuple[str, int]:
+    """In-memory rows of the shaped input relations as clingo facts (see solve's `facts`)."""
     chunks: list[str] = []
     count = 0
-    for name in sorted(only):
+    for name in sorted(shapes):
         rows = facts.get(name, ())
         if not rows:
             continue
         rel = program.relations[name]
-        cname = clingo_name(name)
-        count += len(rows)
-        if not rel.kinds:
-            chunks.append(cname + ".")
-            continue
         for i, k in enumerate(rel.kinds):
             want = {"s": str, "i": int}.get(k)  # type: ignore[call-overload]
             if want is not None and set(map(type, map(itemgetter(i), rows))) != {want}:
                 raise EngineError(f"in-memory facts of `{name}`: column {i + 1} must hold "
                                   f"{'symbols' if k == 's' else 'numbers'}", rel.span)
-        if all(k in ("s", "i") for k in rel.kinds):
-            # one C-level format per row; any quote, escape or line break inside a symbol
-            # changes the counts below, and such rows take the cell-by-cell path
-            form = cname + "(" + ",".join('"%s"' if k == "s" else "%d" for k in rel.kinds) + ")."
-            text = "\n".join([form % r for r in rows])
-            quotes = 2 * sum(k == "s" for k in rel.kinds) * len(rows)
-            if text.count('"') == quotes and text.count("\n") == len(rows) - 1 \
-                    and not any(c in text for c in "\\\t\r\0"):
-                chunks.append(text)
-                continue
-        recs = program.records
-        chunks.append("\n".join(
-            cname + "(" + ",".join(_value_text(encode_symbol(v) if k == "s" else v, k, recs)
-                                   for v, k in zip(row, rel.kinds, strict=True)) + ")."
-            for row in rows))
-    return "\n".join(chunks) + "\n", count
+        text, n = _format(program, rel, shapes[name], rows, encode=True)
+        chunks.append(text)
+        count += n
+    return "\n".join(c for c in chunks if c) + "\n", count
+
+
+def _format(program: Program, rel: Relation, shape: InputShape, rows: Sequence[Row],
+            encode: bool) -> tuple[str, int]:
+    """Rows (filtered and projected by shape) as clingo facts; symbols encoded if in memory."""
+    cname = clingo_name(rel.name)
+    if not rel.kinds:
+        return (cname + ".", 1) if rows else ("", 0)
+    rows = shape.apply(rows)
+    kinds = [rel.kinds[j] for j in shape.columns]
+    if not rows:
+        return "", 0
+    if not kinds:
+        return cname + ".", 1
+    if all(k in ("s", "i") for k in kinds):
+        # one C-level format per row; any quote, escape or line break inside a symbol
+        # changes the counts below, and such rows take the cell-by-cell path
+        form = cname + "(" + ",".join('"%s"' if k == "s" else "%d" for k in kinds) + ")."
+        text = "\n".join([form % r for r in rows])
+        quotes = 2 * sum(k == "s" for k in kinds) * len(rows)
+        if text.count('"') == quotes and text.count("\n") == len(rows) - 1 \
+                and not any(c in text for c in "\\\t\r\0"):
+            return text, len(rows)
+    recs = program.records
+    return "\n".join(
+        cname + "(" + ",".join(_value_text(encode_symbol(v) if encode and k == "s" else v, k,
+                                           recs)
+                               for v, k in zip(row, kinds, strict=True)) + ")."
+        for row in rows), len(rows)
 
 
 def _relation_facts(program: Program, rel: Relation, io: IO, path: Path) -> tuple[str, int]:

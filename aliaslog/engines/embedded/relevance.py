@@ -6,16 +6,26 @@ its rows):
   clause (in a body, under negation or in an aggregate);
 - a derived relation that is not requested and whose every use leaves some columns as `_`
   is computed without them (its projection): `dem_edge(k, x, i, _, _, _)` is the only use
-  of `dem_edge` in the shipped rules, so without `explain` its 6-column rows are never built.
+  of `dem_edge` in the shipped rules, so without `explain` its 6-column rows are never built;
+- `S(x..) :- R(x..)` where R is read nowhere else: R's rules derive S directly;
+- an input relation is loaded with the columns its uses read, and, where every use names a
+  constant in some column, only the rows holding one of those constants (`InputShape`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+from operator import itemgetter
+
+from aliaslog.engines.base import Row
 from aliaslog.engines.dialect.ast import (
     Aggregate,
     Atom,
     Clause,
     Neg,
+    Num,
+    Str,
     Var,
     Wildcard,
     aggregates_in,
@@ -25,8 +35,46 @@ from aliaslog.engines.dialect.elaborate import map_atoms
 from aliaslog.engines.dialect.program import Program
 
 
-def relevant_clauses(program: Program, clauses: list[Clause], wanted: set[str]) -> list[Clause]:
-    """The clauses the `wanted` relations depend on, with unused columns projected away."""
+@dataclass(frozen=True)
+class InputShape:
+    """Which rows and columns of an input relation the rules can see."""
+
+    columns: tuple[int, ...]  # kept, in order
+    filters: tuple[tuple[int, frozenset], ...] = ()  # (column, the constants it may hold)
+
+    def is_whole(self, arity: int) -> bool:
+        return not self.filters and self.columns == tuple(range(arity))
+
+    def apply(self, rows: Sequence[Row]) -> list[Row] | Sequence[Row]:
+        for j, allowed in self.filters:
+            rows = [r for r in rows if r[j] in allowed]
+        if self.columns != tuple(range(len(rows[0]) if rows else 0)):
+            pick = itemgetter(*self.columns) if self.columns else (lambda r: ())
+            rows = [pick(r) if len(self.columns) > 1 else (pick(r),) if self.columns else ()
+                    for r in rows]
+        return rows
+
+
+def relevant(program: Program, clauses: list[Clause], wanted: set[str]
+             ) -> tuple[list[Clause], dict[str, InputShape]]:
+    """The clauses the `wanted` relations depend on, unused columns projected away, and the
+    input relations they read with the rows and columns they can see."""
+    kept = _needed(clauses, wanted)
+    used = {a.rel for c in kept for a in _body_atoms(c)}
+    filters = _input_filters(program, kept, wanted)
+    keep_cols = _used_columns(program, kept, wanted)
+    inputs = {}
+    for name, rel in program.relations.items():
+        if rel.inputs and (name in used or name in wanted):
+            cols = tuple(keep_cols.get(name, range(len(rel.kinds))))
+            inputs[name] = InputShape(cols, tuple(sorted(filters.get(name, {}).items())))
+    if keep_cols:
+        kept = [_project(c, keep_cols) for c in kept]
+    return _unfold_copies(program, kept, wanted), inputs
+
+
+def _needed(clauses: list[Clause], wanted: set[str]) -> list[Clause]:
+    """The clauses the `wanted` relations depend on (through bodies, negations, aggregates)."""
     by_head: dict[str, list[Clause]] = {}
     for c in clauses:
         for h in c.heads:
@@ -38,11 +86,7 @@ def relevant_clauses(program: Program, clauses: list[Clause], wanted: set[str]) 
                 if a.rel not in needed:
                     needed.add(a.rel)
                     stack.append(a.rel)
-    kept = [c for c in clauses if any(h.rel in needed for h in c.heads)]
-    keep_cols = _used_columns(program, kept, wanted)
-    if keep_cols:
-        kept = [_project(c, keep_cols) for c in kept]
-    return _unfold_copies(program, kept, wanted)
+    return [c for c in clauses if any(h.rel in needed for h in c.heads)]
 
 
 def _unfold_copies(program: Program, clauses: list[Clause], wanted: set[str]) -> list[Clause]:
@@ -92,12 +136,6 @@ def _unfold_copies(program: Program, clauses: list[Clause], wanted: set[str]) ->
     return out
 
 
-def needed_inputs(program: Program, clauses: list[Clause], wanted: set[str]) -> set[str]:
-    """Input relations read by the given clauses or requested themselves."""
-    used = {a.rel for c in clauses for a in _body_atoms(c)}
-    return {n for n, r in program.relations.items() if r.inputs and (n in used or n in wanted)}
-
-
 def _body_atoms(c: Clause) -> list[Atom]:
     out: list[Atom] = []
     for conj in c.body or ():
@@ -145,10 +183,30 @@ def _used_columns(program: Program, clauses: list[Clause], wanted: set[str]
     out: dict[str, list[int]] = {}
     for name, cols in used.items():
         rel = program.relations[name]
-        if name in wanted or rel.inputs or rel.eqrel or rel.printsize:
+        if name in wanted or rel.eqrel or rel.printsize or (rel.inputs and rel.outputs):
             continue
         if len(cols) < len(rel.kinds):
             out[name] = sorted(cols)
+    return out
+
+
+def _input_filters(program: Program, clauses: list[Clause], wanted: set[str]
+                   ) -> dict[str, dict[int, frozenset]]:
+    """Input columns every use of which names a constant: only rows holding one can match."""
+    uses: dict[str, list[Atom]] = {}
+    for c in clauses:
+        for a in _body_atoms(c):
+            uses.setdefault(a.rel, []).append(a)
+    out: dict[str, dict[int, frozenset]] = {}
+    for name, atoms in uses.items():
+        rel = program.relations[name]
+        if not rel.inputs or name in wanted or rel.eqrel or rel.printsize:
+            continue
+        for j in range(len(rel.kinds)):
+            values = [a.args[j].value for a in atoms if isinstance(a.args[j], (Num, Str))]
+            if len(values) == len(atoms) and not any(
+                    isinstance(v, str) and any(ch in v for ch in "\\\t\n\r") for v in values):
+                out.setdefault(name, {})[j] = frozenset(values)
     return out
 
 
