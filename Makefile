@@ -4,7 +4,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint clean fixtures fuzz
+.PHONY: demo test lint clean fixtures fuzz fuzz-relax
 
 $(BIN)/aliaslog: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -28,6 +28,13 @@ N ?= 1000
 JOBS ?= 1
 fuzz: $(BIN)/aliaslog
 	$(BIN)/python -m tests.fuzz_main --n $(N) --jobs $(JOBS)
+
+# Random Relax modules built and run on TVM's VM against their reference semantics, each
+# checked by `aliaslog check` (tests/fuzz_relax.py); counterexamples are shrunk and saved under
+# tests/data/relax/regressions/, which `make test` replays. START: the first seed.
+START ?= 0
+fuzz-relax: $(BIN)/aliaslog
+	$(BIN)/python -m tests.fuzz_relax --n $(N) --start $(START) --jobs $(JOBS)
 
 fixtures: $(BIN)/aliaslog
 	$(BIN)/pip install -q -e '.[zoo]'

@@ -98,17 +98,35 @@ def _prelude(tree: ast.Module) -> str:
     return "\n".join(keep)
 
 
+def _locals_before(func: ast.FunctionDef, cls: ast.ClassDef) -> str:
+    """The statements of the test function that precede the class (the locals it may use),
+    each allowed to fail (a fixture argument it needs is not there)."""
+    out = []
+    for node in func.body:
+        if node is cls or node.lineno >= cls.lineno:
+            break
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.Import, ast.ImportFrom,
+                             ast.FunctionDef)):
+            out.append(f"try:\n{textwrap.indent(ast.unparse(node), '    ')}\n"
+                       "except Exception:\n    pass")
+    return "\n".join(out)
+
+
 def module_classes(path: str, text: str) -> list[tuple[str, int, str]]:
     """(class name, line, TVMScript file text) for every ir_module class of a test file."""
     tree = ast.parse(text)
     prelude = _prelude(tree)
     lines = text.splitlines()
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     out = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef) and any(_is_ir_module(d) for d in node.decorator_list):
             start = min(d.lineno for d in node.decorator_list)
             body = textwrap.dedent("\n".join(lines[start - 1: node.end_lineno]))
-            out.append((node.name, start, f"# from {path}:{start}\n{prelude}\n\n\n{body}\n"))
+            parent = parents.get(node)
+            local = _locals_before(parent, node) if isinstance(parent, ast.FunctionDef) else ""
+            out.append((node.name, start,
+                        f"# from {path}:{start}\n{prelude}\n{local}\n\n\n{body}\n"))
     return sorted(out, key=lambda c: c[1])
 
 

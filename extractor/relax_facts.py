@@ -25,7 +25,8 @@ DEFAULT_RELAX_EFFECTS = Path(__file__).with_name("relax_effects.tsv")
 DEFAULT_TIR_EFFECTS = Path(__file__).with_name("tir_packed_effects.tsv")
 
 # Ops that LegalizeOps + RewriteDataflowReshape turn into a view when they copy their input
-# unchanged (same dtype and element count): notes §2, case06.
+# unchanged (same dtype and element count) and the pass rewrites their binding (a DataflowVar
+# in a dataflow block): notes §2, case06.
 IDENTITY_WHEN_SAME = frozenset({
     "relax.astype", "relax.broadcast_to", "relax.strided_slice", "relax.concat", "relax.tile",
     "relax.repeat", "relax.layout_transform", "relax.collapse_sum_to", "relax.collapse_sum_like",
@@ -346,7 +347,8 @@ class _RelaxExtractor:
             if isinstance(b, relax.MatchCast) and not _cast_cannot_fail(b):
                 value = self.match_check(b, value, func, bid)
             self.ids.node_binding.setdefault(v, bid)
-            self.ids.node_binding.setdefault(value, bid)
+            if not _is_var(b.value):  # `y = x` names x's node too; x is not made here
+                self.ids.node_binding.setdefault(value, bid)
             nxt = lets[pos + 1] if pos + 1 < len(lets) else result
             f.add("let_bind", bid, n, v, value, nxt)
             f.add("block_pos", bid, blk, pos)
@@ -511,7 +513,7 @@ class _RelaxExtractor:
                 return n
             arg_ids = args_of(args)
             self.op_call(n, "op", name, "none" if op.get_attr("FPurity") else "unknown")
-            self.op_result(c, n, name, args, arg_ids, func, owner)
+            self.op_result(c, n, name, args, arg_ids, func, owner, rewritable)
             return n
         if isinstance(op, tvm.ir.GlobalVar):
             target = self.mod[op]
@@ -554,7 +556,7 @@ class _RelaxExtractor:
                 f.add("view_of", o, src, why)
 
     def op_result(self, c: relax.Call, n: str, name: str, args: list[Any],
-                  arg_ids: list[str], func: str, owner: str) -> None:
+                  arg_ids: list[str], func: str, owner: str, rewritable: bool) -> None:
         f = self.f
         if name in KILLS:
             f.add("kill", n, arg_ids[0], KILLS[name])
@@ -572,7 +574,7 @@ class _RelaxExtractor:
         if self.effects.get(name) == "view" and arg_ids:
             f.add("view_of", n, arg_ids[0], "view op")
             return
-        src = self.may_be_identity(c, name, args)
+        src = self.may_be_identity(c, name, args) if rewritable else None
         if src is not None:
             f.add("view_of", n, self.atom(src, func, owner),
                   "identity copy that lowering may turn into a view")

@@ -38,6 +38,8 @@ KIND_TEXT = {
     "inplace-const": "write into a module constant (later calls see it)",
     "use-after-kill": "use of a tensor after kill_tensor ended its lifetime",
     "storage-reuse": "write into a storage that a live tensor still occupies",
+    "write-overlap": "destination-passing call whose destination may share memory with "
+                     "another of its arguments",
     "purity-asserted": "call TVM treats as pure that may have an observable effect "
                        "(passes may delete or reorder it)",
 }
@@ -177,9 +179,18 @@ class RelaxResult:
         return str(self.place(bid)) if bid else nid
 
     def violations(self) -> list[Violation]:
-        """The checks' findings, in program order."""
+        """The checks' findings in program order, one per kind, site and object at stake
+        (named by the first-defined variable that reaches it: `x`, not its alias `gv0 = x`)."""
+        def order(nid: str) -> int:  # program order of a node's binding; parameters first
+            bid = self.binding_of_node(nid)
+            return int(bid[1:]) if bid else -1
+
+        first: dict[tuple[str, str, str], tuple[str, str, str, str]] = {}
+        for row in sorted(self.relations["violation"], key=lambda r: (order(r[1]), r[0],
+                                                                       order(r[2]), r)):
+            first.setdefault((row[0], row[1], row[3]), row)
         out = []
-        for kind, site, var, obj in sorted(self.relations["violation"]):
+        for kind, site, var, obj in first.values():
             sb = self.binding_of_node(site)
             vb = self.binding_of_node(var)
             var_place = self.place(vb) if vb else None

@@ -1,0 +1,209 @@
+"""Issue 12 items 3 and 4 on small modules: what opaque calls return, vm.builtin.copy, kernels
+that are not s_tir blocks, packed calls from TIR, partial verdicts, findings merged by memory,
+and internal errors that never look like findings. Each module's hazard is shown on the VM."""
+
+from __future__ import annotations
+
+import runpy
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+tvm = pytest.importorskip("tvm")
+
+from tvm import relax  # noqa: E402
+
+from aliaslog.cli import main  # noqa: E402
+from aliaslog.relax import analyze_relax, check_module  # noqa: E402
+from extractor.effect_table import ExtractError  # noqa: E402
+from extractor.relax_facts import extract_relax, load_tir_effects, written_params  # noqa: E402
+from extractor.relax_load import load_module, to_point  # noqa: E402
+
+DATA = Path(__file__).parent / "data" / "relax" / "soundness"
+OPAQUE = DATA / "opaque_tuple_rearranged.py"
+VM_COPY = DATA / "vm_copy_storage_reuse.py"
+PLAIN = DATA / "plain_primfuncs.py"
+TIR_CALLS = DATA / "tir_packed_calls.py"
+LAZY = DATA / "lazy_params_get_set.py"
+ALIAS_PARAM = DATA / "inplace_through_param_alias.py"
+
+
+def run(mod: tvm.IRModule, *inputs: np.ndarray) -> np.ndarray:
+    vm = relax.VirtualMachine(relax.build(mod, "llvm"), tvm.cpu())
+    return vm["main"](*(tvm.runtime.tensor(x) for x in inputs)).numpy()
+
+
+def kinds(mod: tvm.IRModule, **options: object) -> set[str]:
+    return {v.kind for v in check_module(mod, engine="embedded", **options).violations
+            if v.severity == "error"}
+
+
+# ------------------------------------------------------------------ item 3: opaque results
+
+
+def test_opaque_call_may_return_any_element_of_its_tuple(tmp_path):
+    runpy.run_path(str(OPAQUE))  # registers the packed function
+    x, y = np.arange(4, dtype="float32"), np.ones(4, dtype="float32")
+    n = 2 * y
+    before, clean = load_module(OPAQUE, "Before"), load_module(OPAQUE, "Clean")
+    assert not np.array_equal(run(before, x, y), (n + 1) + n)  # the VM shows the hazard
+    assert np.array_equal(run(clean, x, y), 2 * (n + 1))
+    assert "inplace-live" in kinds(before)
+    assert "inplace-live" in kinds(clean)  # opaque: swap may keep m and n and read them later
+    table = tmp_path / "t.tsv"
+    table.write_text("aliaslog.test.swap\talias\n")  # described: returns parts, keeps nothing
+    assert "inplace-live" in kinds(before, op_effects=[str(table)])
+    assert kinds(clean, op_effects=[str(table)]) == set()
+
+
+def test_every_field_of_an_opaque_result_may_be_any_argument():
+    res = analyze_relax(load_module(OPAQUE, "Before"), engine="embedded")
+    ids = res.extraction.ids
+    var = {str(b.var.name): ids.id(b.var) for b in ids.binding_of.values()}
+    pts = {}
+    for n, o in res.relations["pts"]:
+        pts.setdefault(n, set()).add(o)
+    assert pts[var["m"]] | pts[var["n"]] <= pts[var["b"]]  # a[0] may be m or n (TVM agrees)
+
+
+def test_vm_builtin_copy_returns_its_argument():
+    x = np.arange(4, dtype="float32")
+    before = load_module(VM_COPY, "Before")
+    assert not np.array_equal(run(before, x), 2 * x + x * x)  # storage reused while v lives
+    assert "storage-reuse" in kinds(before)
+    clean = load_module(VM_COPY, "Clean")
+    assert np.array_equal(run(clean, x), 4 * x + x * x)
+    assert kinds(clean) == set()
+
+
+# --------------------------------------------------- item 4: kernels that are not s_tir
+
+
+def test_plain_primfuncs_get_a_verdict_at_every_point_tvm_reaches(capsys):
+    report = check_module(load_module(PLAIN, "Dataflow"), engine="embedded")
+    assert report.checked == ["input"] and report.failed is not None
+    assert report.failed.point == "legalized" and "SBlockRealize" in report.failed.reason
+    assert report.not_reached == ["lowered"]
+    assert main(["check", str(PLAIN), "--module", "Dataflow", "--engine", "embedded"]) == 0
+    out = capsys.readouterr()
+    assert "`legalized` not checked" in out.out and "checked at input only" in out.out
+    assert "Traceback" not in out.err
+    bindings = load_module(PLAIN, "Bindings")
+    assert check_module(bindings, engine="embedded").checked == ["input", "legalized",
+                                                                  "lowered"]
+    x = np.arange(4, dtype="float32")
+    assert np.array_equal(run(bindings, x), x)  # TVM builds and runs it
+    res = analyze_relax(bindings, engine="embedded")
+    assert {str(b.var.name) for b in res.removable()} == {"z", "dead"}
+    for cmd in (["analyze"], ["dce"]):
+        assert main([*cmd, str(PLAIN), "--module", "Bindings", "--engine", "embedded"]) == 0
+        assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_plain_copy_in_a_dataflow_block_is_a_possible_view():
+    res = analyze_relax(load_module(PLAIN, "Dataflow"), engine="embedded")
+    why = {w for _, _, w in res.extraction.facts.rows["view_of"]}
+    assert any("may become a reshape" in w for w in why)  # TVM cannot tell: assume a view
+
+
+# ------------------------------------------------------- item 4: packed calls from TIR
+
+
+def test_sort_family_legalizations_write_only_their_outputs():
+    sort = load_module(TIR_CALLS, "Sort")
+    assert kinds(sort) == set()
+    lowered = to_point(sort, "legalized")
+    for gv, f in lowered.functions.items():
+        if isinstance(f, tvm.tirx.PrimFunc):
+            written, opaque = written_params(f)
+            assert not opaque and 0 not in written, gv.name_hint  # the input is only read
+
+
+def test_undescribed_tir_packed_calls_stay_conservative_and_tables_describe_them(tmp_path):
+    custom = load_module(TIR_CALLS, "Custom")
+    assert "inplace-param" in kinds(custom)
+    table = tmp_path / "tir.tsv"
+    table.write_text("aliaslog.test.fill_second\t0\t1\n")
+    assert kinds(custom, tir_effects=[str(table)]) == set()
+    assert main(["check", str(TIR_CALLS), "--module", "Custom", "--engine", "embedded",
+                 "--tir-effects", str(table)]) == 0
+    table.write_text("aliaslog.test.fill_second\t1\t0\n")  # a table that says it writes x
+    assert "inplace-param" in kinds(custom, tir_effects=[str(table)])
+    table.write_text("aliaslog.test.fill_second\t0\t-\n")  # a buffer where none is listed:
+    assert "inplace-param" in kinds(custom, tir_effects=[str(table)])  # not this signature
+
+
+def test_bad_tir_effect_tables_are_located_errors(tmp_path, capsys):
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("# ok\ntvm.contrib.sort.sort\treads\twrites\n")
+    with pytest.raises(ExtractError, match="argument positions"):
+        load_tir_effects(str(bad))
+    assert main(["check", str(TIR_CALLS), "--module", "Sort", "--tir-effects", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}:2:1" in err and "Traceback" not in err
+
+
+# -------------------------------------------------- item 4: false alarms on TVM's outputs
+
+
+def test_storage_reused_while_a_packed_function_keeps_the_tensor():
+    mod = load_module(LAZY)
+    [v] = check_module(mod, engine="embedded").violations  # nothing else (see the file)
+    assert (v.kind, v.var.name, v.point) == ("storage-reuse", "_s0", "lowered")
+    store = runpy.run_path(str(LAZY))["STORE"]  # the packed functions now use this dict
+    x0, x1 = np.arange(8, dtype="int32"), np.arange(8, 16, dtype="int32")
+    store.update({0: tvm.runtime.tensor(x0), 1: tvm.runtime.tensor(x1)})
+    relax.VirtualMachine(relax.build(mod, "llvm"), tvm.cpu())["main"]()
+    assert np.array_equal(store[3].numpy(), x1 * 3)
+    assert np.array_equal(store[2].numpy(), x1 * 3)  # the kept t0 = x0 + 1 was overwritten
+
+
+def test_findings_merge_by_the_memory_at_stake():
+    report = check_module(load_module(ALIAS_PARAM), engine="embedded")
+    by_kind: dict[str, list] = {}
+    for v in report.violations:
+        by_kind.setdefault(v.kind, []).append(v)
+    [param] = by_kind["inplace-param"]  # `gv0 = x` at input, `x` at lowered: one finding
+    assert param.var.name == "x" and param.obj == "parameter `x`"
+    assert len(by_kind["inplace-live"]) == 1
+    x = np.arange(4, dtype="float32")
+    arg = tvm.runtime.tensor(x)
+    vm = relax.VirtualMachine(relax.build(load_module(ALIAS_PARAM), "llvm"), tvm.cpu())
+    vm["main"](arg)
+    assert not np.array_equal(arg.numpy(), x)  # the caller's tensor changed
+
+
+# ----------------------------------------------------------------- internal errors
+
+
+def test_internal_errors_exit_3_with_one_line(monkeypatch, capsys):
+    from aliaslog.relax import cli_commands
+
+    def boom(_args: object) -> int:
+        raise RuntimeError("something aliaslog did not expect\nsecond line")
+
+    monkeypatch.setattr(cli_commands, "cmd_check", boom)
+    assert main(["check", str(OPAQUE)]) == 3
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == [
+        "aliaslog: internal error: RuntimeError: something aliaslog did not expect "
+        "(run `aliaslog --debug ...` for the traceback)"]
+    assert main(["--debug", "check", str(OPAQUE)]) == 3
+    err = capsys.readouterr().err
+    assert "Traceback (most recent call last)" in err and "boom" in err
+
+
+def test_help_documents_exit_statuses(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    for status in ("0 ", "1 ", "2 ", "3 ", "130"):
+        assert f"\n  {status}" in out
+    assert "--debug" in out
+
+
+def test_extraction_keeps_alias_bindings_off_the_parameter():
+    ex = extract_relax(load_module(ALIAS_PARAM))
+    x = next(n for n, o in ex.ids.nodes.items() if getattr(o, "name", None) == "x")
+    assert x not in ex.ids.node_binding  # `gv0 = x` does not make x a binding's value
