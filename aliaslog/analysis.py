@@ -8,60 +8,33 @@ the program as written.
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from collections import deque
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field, fields
 
 from datalog_rules import MAIN
-from extractor.facts import unescape_symbol
 from extractor.relay import ast as A
 from extractor.relay.transforms.prepare import Prepared, prepare
 from extractor.relay_facts import Extraction, extract_relay, load_op_effects
 
-from .engines import solve
+from . import pipeline
 from .options import DEFAULT_ANALYSIS, DEFAULT_ENGINE, AnalysisOptions, EngineOptions
+from .pipeline import Reason, Verdicts
 from .source_view import SourceView
-
-REASONS = {
-    "demanded": "its value is demanded",
-    "effect": "evaluating it has a demanded or unknown effect",
-    "referenced": "kept code mentions its variable",
-}
 
 Item = tuple[str, str, int]  # a demand item: (kind, node id, field)
 
-READ_BACK = {"keep_reason", "kept", "removable", "metric", "pts", "may_alias", "call_target",
-             "local_effect", "unknown_effect"}
+READ_BACK = {"pts", "may_alias", "call_target", "local_effect", "unknown_effect"}
 EXPLAIN = {"dem_edge", "dem_root"}
 
 
-@dataclass(frozen=True)
-class Reason:
-    """Why a binding is kept: a reason from keep.dl and the node that witnesses it."""
-
-    reason: str
-    witness: str  # node id
-
-    def describe(self) -> str:
-        return REASONS.get(self.reason, self.reason)
-
-
-@dataclass
-class AnalysisResult:
-    """Output relations read back and mapped to the extractor's AST nodes."""
+@dataclass(kw_only=True)
+class AnalysisResult(Verdicts):
+    """A Relay analysis: the verdicts, mapped to the extractor's AST nodes."""
 
     extraction: Extraction
-    relations: dict[str, list[tuple]]
-    engine: str
-    seconds: float
     timings: dict[str, float] = field(default_factory=dict)
-    reasons: dict[str, list[Reason]] = field(default_factory=dict)  # binding id -> reasons
-    kept_ids: set[str] = field(default_factory=set)
-    removable_ids: set[str] = field(default_factory=set)
-    metrics: dict[str, int] = field(default_factory=dict)
     _why: dict[Item, list[Item]] = field(default_factory=dict, repr=False)
     _roots: dict[Item, str] = field(default_factory=dict, repr=False)
     options: AnalysisOptions = DEFAULT_ANALYSIS  # the variant that computed it
@@ -384,52 +357,14 @@ def analyze(
     t0 = time.perf_counter()
     extraction = extract_relay(prepared.module, entry, load_op_effects(*op_effects))
     timings["facts"] = time.perf_counter() - t0
-    with tempfile.TemporaryDirectory(prefix="aliaslog-") as tmp:
-        base = Path(keep_files) if keep_files is not None else Path(tmp)
-        if keep_files is not None:
-            extraction.facts.write(base / "facts")
-        t1 = time.perf_counter()
-        solved = solve(
-            MAIN,
-            facts=extraction.facts.rows,
-            out_dir=base / "out" if keep_files is not None else None,
-            engine=engine.engine,
-            timeout=engine.timeout,
-            compiled=engine.compiled,
-            defines=options.defines(),
-            output_relations=None if keep_files is not None
-            else READ_BACK | (EXPLAIN if explain else set()),
-        )
-        timings["solve"] = time.perf_counter() - t1
-    t2 = time.perf_counter()
-    result = read_back(extraction, solved.relations, solved.engine, solved.seconds)
-    result.source, result.prepared, result.options = mod, prepared, options
-    timings["read-back"] = time.perf_counter() - t2
-    result.timings = timings
+    verdicts = pipeline.run(MAIN, extraction.facts, engine=engine, defines=options.defines(),
+                            read_back=READ_BACK | (EXPLAIN if explain else set()),
+                            keep_files=keep_files, timings=timings)
+    result = AnalysisResult(**{f.name: getattr(verdicts, f.name) for f in fields(Verdicts)},
+                            extraction=extraction, timings=timings, options=options,
+                            source=mod, prepared=prepared)
+    for k, x, i, k2, x2, i2 in result.relations.get("dem_edge", ()):
+        result._why.setdefault((k, x, i), []).append((k2, x2, i2))
+    for k, x, i, why in result.relations.get("dem_root", ()):
+        result._roots[(k, x, i)] = why
     return result
-
-
-def read_back(
-    extraction: Extraction, relations: dict[str, list[tuple]], engine: str, seconds: float
-) -> AnalysisResult:
-    """Turn output relations into an AnalysisResult (symbols unescaped, ids mapped to nodes)."""
-    rels = unescape_relations(relations)
-    res = AnalysisResult(extraction, rels, engine, seconds)
-    for b, reason, witness in rels["keep_reason"]:
-        res.reasons.setdefault(b, []).append(Reason(reason, witness))
-    res.kept_ids = {b for (b,) in rels["kept"]}
-    res.removable_ids = {b for (b,) in rels["removable"]}
-    res.metrics = {name: value for _, name, value in sorted(rels["metric"])}
-    for k, x, i, k2, x2, i2 in rels.get("dem_edge", ()):
-        res._why.setdefault((k, x, i), []).append((k2, x2, i2))
-    for k, x, i, why in rels.get("dem_root", ()):
-        res._roots[(k, x, i)] = why
-    return res
-
-
-def unescape_relations(relations: dict[str, list[tuple]]) -> dict[str, list[tuple]]:
-    """Output rows with their symbols unescaped (engines return them as stored)."""
-    return {
-        name: [tuple(unescape_symbol(v) if isinstance(v, str) else v for v in row) for row in rows]
-        for name, rows in relations.items()
-    }

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 from extractor.relay import ast as A
 
 if TYPE_CHECKING:
-    from .analysis import AnalysisResult, Reason
+    from .analysis import AnalysisResult
+    from .pipeline import Reason
 
 
 @dataclass(frozen=True)

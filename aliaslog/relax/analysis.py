@@ -26,8 +26,8 @@ from extractor.relax_facts import (
 from extractor.relax_load import to_point
 from extractor.relay.gcpause import gc_paused
 
-from ..analysis import REASONS, unescape_relations
 from ..engines import solve
+from ..pipeline import REASONS, unescape_relations
 
 READ_BACK = {"keep_reason", "kept", "removable", "metric", "violation", "observable",
              "observable_root", "pts", "may_alias", "write_obj"}

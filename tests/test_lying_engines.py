@@ -1,0 +1,100 @@
+"""A `souffle` that lies, hangs or breaks never gives a wrong answer or a traceback.
+
+Fake `souffle` executables on PATH, each standing for a way a real one (or what sits on PATH
+under its name) can fail: garbage output, another program's CSVs, truncated or empty CSVs, a
+hang, a crash, a file that is not executable. With `--engine souffle` each is a clear engine
+error (exit 2); with `--engine auto` the analysis falls back to the embedded engine, says why,
+and gives the embedded engine's answer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+
+from aliaslog.analysis import analyze
+from aliaslog.cli import main
+from extractor.relay.parser import parse_file
+
+from .conftest import DATA, EMBEDDED
+
+PROGRAM = DATA / "analysis" / "write_overwritten.relay"
+OTHER = DATA / "analysis" / "grad_seed.relay"
+
+FAKES = {
+    "garbage": 'while [ $# -gt 0 ]; do [ "$1" = -D ] && out=$2; shift; done\n'
+               'for f in kept removable keep_reason metric pts; do '
+               'printf "\\377\\376 not a row\\n" > "$out/$f.csv"; done\n',
+    "another_program": 'while [ $# -gt 0 ]; do [ "$1" = -D ] && out=$2; shift; done\n'
+                       'cp "$OTHER_OUT"/*.csv "$out"/\n',
+    "truncated": 'while [ $# -gt 0 ]; do [ "$1" = -D ] && out=$2; shift; done\n'
+                 'cp "$OWN_OUT"/*.csv "$out"/\nhead -n 1 "$OWN_OUT/kept.csv" > "$out/kept.csv"\n',
+    "empty": 'while [ $# -gt 0 ]; do [ "$1" = -D ] && out=$2; shift; done\n'
+             'for f in "$OWN_OUT"/*.csv; do : > "$out/$(basename "$f")"; done\n',
+    "no_outputs": "exit 0\n",
+    "hang": "sleep 600\n",
+    "crash": 'echo "segmentation fault in the solver" >&2\nkill -SEGV $$\n',
+}
+
+
+def fake(tmp_path: Path, body: str, executable: bool = True) -> Path:
+    """A directory holding a `souffle` script (to put first on PATH)."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir(exist_ok=True)
+    exe = bindir / "souffle"
+    exe.write_text("#!/bin/sh\n" + 'if [ "$1" = --version ]; then echo "Version: 2.5"; exit 0; '
+                   "fi\n" + body)
+    mode = stat.S_IRUSR | stat.S_IWUSR | (stat.S_IXUSR if executable else 0)
+    exe.chmod(mode)
+    return bindir
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> dict[str, object]:
+    """The embedded engine's answer, and real output directories of this and another program."""
+    base = tmp_path_factory.mktemp("ref")
+    assert main(["analyze", str(OTHER), "--engine", "embedded", "--keep-files",
+                 str(base / "other")]) == 0
+    assert main(["analyze", str(PROGRAM), "--engine", "embedded", "--keep-files",
+                 str(base / "own")]) == 0
+    res = analyze(parse_file(PROGRAM), engine=EMBEDDED)
+    return {"other": base / "other" / "out", "own": base / "own" / "out",
+            "answer": (len(res.kept()), len(res.removable()))}
+
+
+def _analyze(engine: str, capsys, timeout: str | None = None) -> tuple[int, dict | None, str]:
+    argv = ["analyze", str(PROGRAM), "--engine", engine, "--json"]
+    if timeout:
+        argv += ["--timeout", timeout]
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err and "internal error" not in err, err
+    return code, (json.loads(out) if code == 0 else None), err
+
+
+@pytest.mark.parametrize("name", sorted(FAKES))
+def test_a_lying_souffle_is_an_engine_error_and_auto_falls_back(
+        name, reference, tmp_path, monkeypatch, capsys, caplog) -> None:
+    monkeypatch.setenv("PATH", f"{fake(tmp_path, FAKES[name])}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("OTHER_OUT", str(reference["other"]))
+    monkeypatch.setenv("OWN_OUT", str(reference["own"]))
+    assert shutil.which("souffle") == str(tmp_path / "bin" / "souffle")
+    timeout = "3" if name == "hang" else None
+    code, _, err = _analyze("souffle", capsys, timeout)
+    assert code == 2 and "engine error" in err, err
+    code, doc, err = _analyze("auto", capsys, timeout)
+    assert code == 0 and doc is not None and doc["engine"] == "embedded"
+    assert (doc["kept"], doc["removable"]) == reference["answer"]
+    assert "falling back" in caplog.text or "embedded engine" in caplog.text
+
+
+def test_a_souffle_that_is_not_executable(tmp_path, monkeypatch, capsys) -> None:
+    bindir = fake(tmp_path, "exit 0\n", executable=False)
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    code, doc, _ = _analyze("auto", capsys)  # not on PATH as far as `which` is concerned
+    assert code == 0 and doc is not None and doc["engine"] == "embedded"
