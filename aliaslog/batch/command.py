@@ -35,11 +35,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     sp.add_argument("--at", default="input", choices=["input", "legalized", "lowered"],
                     help="Relax extraction point (files named *.lowered.py are taken as they are)")
     sp.add_argument("--quiet", action="store_true", help="no progress output")
+    sp.add_argument("--allow-failures", action="store_true",
+                    help="exit 0 even when some models failed or timed out (they are rows)")
     sp.set_defaults(func=cmd_batch)
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
-    """Run the batch; exit 0 even when models failed (they are rows), 130 when interrupted."""
+    """Run the batch; exit 1 when a model failed or timed out (0 with --allow-failures), 130
+    when interrupted (what is missing is listed, and a rerun resumes)."""
     from .runner import run_batch
 
     options = {"analysis": AnalysisOptions.from_args(args).as_json(),
@@ -56,9 +59,16 @@ def cmd_batch(args: argparse.Namespace) -> int:
     print(f"{len(res.rows)} models: {c['ok']} ok, {c['error']} errors, {c['timeout']} timeouts "
           f"({c['cached']} from cache) -> {res.out}/report.html, results.jsonl, results.csv")
     if res.interrupted:
-        print(f"interrupted: {len(res.files) - len(res.rows)} models not analysed; run the same "
-              f"command again to resume", file=sys.stderr)
+        missing = res.meta["missing"]
+        print(f"interrupted: {len(missing)} models not analysed ("
+              + ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
+              + "); run the same command again to resume", file=sys.stderr)
         return 130
+    failed = c["error"] + c["timeout"]
+    if failed and not args.allow_failures:
+        print(f"{failed} models failed or timed out (see report.html; --allow-failures to exit 0)",
+              file=sys.stderr)
+        return 1
     return 0
 
 

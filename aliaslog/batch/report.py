@@ -221,6 +221,17 @@ def header(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, Any]) -> str:
             f'<span class="pill"><b>{len(rows)}</b>rows</span></div></header>')
 
 
+def interruption(meta: Mapping[str, Any]) -> str:
+    """A banner when the batch was stopped: the report is partial, and what it lacks."""
+    if not meta.get("interrupted"):
+        return ""
+    missing = [str(m) for m in meta.get("missing") or ()]
+    items = "".join(f'<li class="mono">{esc(m)}</li>' for m in missing)
+    return (f'<div class="failures" id="interrupted"><b>This batch was interrupted</b>: '
+            f"{len(missing)} model{'s' * (len(missing) != 1)} not analysed (run the same "
+            f"command again to resume).<ul>{items}</ul></div>")
+
+
 def key_figures(rows: Sequence[Mapping[str, Any]]) -> str:
     """A few totals a reader wants before the charts."""
     def total(get: Callable[[Mapping[str, Any]], float | None]) -> float:
@@ -346,7 +357,8 @@ def render(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, Any]) -> str:
     failed = any(r.get("status") != "ok" for r in rows)
     title = f"aliaslog batch — {len(rows)} rows — {_when(meta.get('finished'))}"
     return PAGE.substitute(
-        title=esc(title), css=CSS, header=header(rows, meta), figures=key_figures(rows),
+        title=esc(title), css=CSS, header=header(rows, meta), interrupted=interruption(meta),
+        figures=key_figures(rows),
         failures_link='<a href="#failures">failures</a>' if failed else "",
         failures=failures(rows, labels), time_left=a1, time_right=a2, kept=kept,
         removals=removals, found=sizes, n_rows=len(rows), table=table(rows, labels))
