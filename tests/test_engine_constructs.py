@@ -274,3 +274,10 @@ def test_in_memory_facts_of_the_wrong_type_are_refused(tmp_path: Path) -> None:
                          "o(x) :- e(x).\n", {})
     with pytest.raises(EngineError, match="column 1 must hold numbers"):
         solve(prog, facts={"e": [("1",)]}, engine="embedded")
+
+
+def test_number_cells_read_as_souffle_reads_them(tmp_path: Path) -> None:
+    prog, fdir = _write(tmp_path, ".decl e(x: number, y: number)\n.input e\n.decl o(x: number)\n"
+                        ".output o\no(x + y) :- e(x, y).\n",
+                        {"e.facts": "1\t2\n+5\t007\n -3\t0\n"})
+    assert solve(prog, fdir, engine="embedded").relations == {"o": [(-3,), (3,), (12,)]}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from operator import itemgetter
 from pathlib import Path
@@ -11,6 +12,9 @@ from aliaslog.engines.dialect.program import IO, Program, Relation
 from aliaslog.engines.embedded.relevance import InputShape
 from aliaslog.engines.embedded.translate import clingo_name, quote
 from aliaslog.engines.tsv import encode_symbol, fact_bytes, read_tsv
+
+# a number cell clingo reads as Soufflé does: plain decimal, |n| < 10^9 (inside 32 bits)
+_CELL = r"-?(?:0|[1-9][0-9]{0,8})"
 
 
 def _value_text(v: object, kind: object, records: dict) -> str:
@@ -125,6 +129,15 @@ def _relation_facts(program: Program, rel: Relation, io: IO, path: Path) -> tupl
                 ln.count("\t") == arity - 1 for ln in lines):
             prefix = name + '("'
             return "\n".join(prefix + ln.replace("\t", '","') + '").' for ln in lines), len(lines)
+    if arity > 0 and all(k == "i" for k in rel.kinds) and not io.headers and io.delimiter == "\t":
+        try:
+            data = fact_bytes(path).decode("utf-8")
+        except (FileNotFoundError, UnicodeDecodeError):
+            data = ""  # read_tsv below reports it
+        if data.endswith("\n") and re.fullmatch(f"(?:{_CELL}(?:\\t{_CELL}){{{arity - 1}}}\\n)+",
+                                                 data):
+            body = data[:-1].replace("\t", ",").replace("\n", ").\n" + name + "(")
+            return name + "(" + body + ").", data.count("\n")
     rows = read_tsv(path, rel.kinds, program.records, delimiter=io.delimiter, headers=io.headers,
                     span=io.span)
     if arity == 0:
