@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields
 
 from datalog_rules import MAIN
 from extractor.relay import ast as A
-from extractor.relay.transforms.prepare import Prepared, prepare
+from extractor.relay.transforms.prepare import Prepared, prepare_for_analysis
 from extractor.relay_facts import Extraction, extract_relay, load_op_effects
 
 from . import pipeline
@@ -330,7 +330,7 @@ def _var_name(v: A.Var) -> str:
 
 def analysis_program(mod: A.Module) -> A.Module:
     """The program the analysis of mod reasons about: mod as the debug executor runs it."""
-    return prepare(mod, simplify=False).module
+    return prepare_for_analysis(mod).module
 
 
 def analyze(
@@ -352,7 +352,7 @@ def analyze(
     """
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    prepared = prepare(mod, simplify=False)
+    prepared = prepare_for_analysis(mod)
     timings["prepare"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     extraction = extract_relay(prepared.module, entry, load_op_effects(*op_effects))

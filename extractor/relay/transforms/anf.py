@@ -45,13 +45,13 @@ from ..ast import (
     Tuple,
     TupleGetItem,
     Var,
-    bound_vars,
-    free_vars,
+    pattern_vars,
 )
 from ..errors import TransformError
 from ..printer import run_deep
 
 ATOMS = (Var, GlobalVar, Op, Constructor)
+_GENSYM = re.compile(r"x_(\d+)")
 
 
 @dataclass(frozen=True)
@@ -94,34 +94,43 @@ class ANFModule:
     source: Module
 
 
-def to_a_normal_form(mod: Module) -> ANFModule:
-    """Every global function of mod in A-normal form (TVM's ModuleToANormalForm)."""
+def to_a_normal_form(mod: Module, minimal: bool = False) -> ANFModule:
+    """Every global function of mod in A-normal form (TVM's ModuleToANormalForm).
+
+    `minimal` leaves out two kinds of binding TVM makes that are pure and change nothing an
+    analysis can see: of a constant, and of a let expression's body to a fresh alias.
+    """
+    return run_deep(lambda: _module_to_anf(mod, minimal))  # a retry starts from scratch
+
+
+def _module_to_anf(mod: Module, minimal: bool) -> ANFModule:
     prov = Provenance()
-    names = _Names(mod)
+    names = _Names()
+    fills = {name: _Fill(fn, prov, names, minimal) for name, fn in mod.functions.items()}
+    names.past(max((f.g.top_x for f in fills.values()), default=-1))
     fns = {}
-    for name, fn in mod.functions.items():
-        fns[name] = run_deep(lambda fn=fn: _Fill(fn, prov, names).run())
-        _check_closed(name, fn, fns[name])
+    for name, fill in fills.items():
+        loose = fill.escaping_var()
+        if loose is not None:  # TVM ICHECKs the result is closed: say which node breaks it
+            raise TransformError(
+                f"in @{name}, a shared graph node uses %{loose.name_hint} outside the scope that "
+                f"binds it: ToANormalForm would bind the node where %{loose.name_hint} is not "
+                "defined", loose.span)
+        fns[name] = fill.run()
     return ANFModule(Module(fns, mod.type_defs, mod.source_name), prov, mod)
 
 
 def expr_to_a_normal_form(e: Expr, mod: Module | None = None) -> Expr:
     """An expression (free variables allowed) in A-normal form (TVM's ToANormalFormExpr)."""
-    names = _Names(mod if mod is not None else Module({}))
-    return run_deep(lambda: _Fill(e, Provenance(), names).run())
+    top = max((_Graph(fn).top_x for fn in (mod.functions.values() if mod else ())), default=-1)
 
+    def attempt() -> Expr:  # a retry on a deeper stack starts from scratch
+        names = _Names()
+        fill = _Fill(e, Provenance(), names)
+        names.past(max(top, fill.g.top_x))
+        return fill.run()
 
-def _check_closed(name: str, before: Function, after: Function) -> None:
-    """TVM ICHECKs that the result has no free variables; say which shared node broke it."""
-    if free_vars(before):
-        return  # the input was not closed either; that is the type checker's to report
-    loose = free_vars(after)
-    if loose:
-        v = loose[0]
-        raise TransformError(
-            f"in @{name}, a shared graph node uses %{v.name_hint} outside the scope that binds "
-            "it: ToANormalForm would bind the node where %" + v.name_hint + " is not defined",
-            v.span)
+    return run_deep(attempt)
 
 
 # ------------------------------------------------------------------------- dependency graph
@@ -136,6 +145,10 @@ class _Graph:
         self.new_scope: list[bool] = []
         self.node: dict[int, int] = {}  # id(expr) -> graph node
         self.sub: dict[int, list[int]] = {}  # id(expr) -> its scope nodes, in TVM's child order
+        self.top_x = -1  # the largest N of a variable named x_N (fresh names go past it)
+        self.binder: dict[int, tuple[int, bool]] = {}  # var's graph node -> (binding scope node,
+        # whether it binds exactly there: a let or a parameter; else a pattern, anywhere inside)
+        self.var_of: dict[int, Var] = {}
         self._build(root)
 
     def _new(self, new_scope: bool) -> int:
@@ -151,12 +164,16 @@ class _Graph:
     def _build(self, root: Expr) -> None:
         stack: list[Expr] = [root]
         self.node[id(root)] = self._new(False)
+        variables: list[Var] = [root] if isinstance(root, Var) else []
+        patterns: list[tuple[Var, int]] = []
 
         def dep(parent: int, e: Expr) -> None:
             n = self.node.get(id(e))
             if n is None:
                 n = self.node[id(e)] = self._new(False)
                 stack.append(e)
+                if isinstance(e, Var):
+                    variables.append(e)
             self._depend(parent, n)
 
         while stack:
@@ -191,12 +208,14 @@ class _Graph:
                 self._depend(n, b)
                 for p in e.params:
                     dep(b, p)
+                    self.binder[self.node[id(p)]] = (b, True)
                 dep(b, e.body)
                 self.sub[id(e)] = [b]
             elif isinstance(e, Let):
                 b = self._new(True)
                 self._depend(n, b)
                 dep(b, e.var)
+                self.binder[self.node[id(e.var)]] = (b, True)
                 dep(b, e.value)
                 dep(b, e.body)
                 self.sub[id(e)] = [b]
@@ -208,7 +227,17 @@ class _Graph:
                     self._depend(n, b)
                     dep(b, c.rhs)
                     subs.append(b)
+                    patterns.extend((v, b) for v in pattern_vars(c.lhs))
                 self.sub[id(e)] = subs
+        for v, b in patterns:  # a pattern variable has a graph node only where it is used
+            n = self.node.get(id(v))
+            if n is not None:
+                self.binder[n] = (b, False)
+        for v in variables:
+            self.var_of[self.node[id(v)]] = v
+            m = _GENSYM.fullmatch(v.name_hint)
+            if m:
+                self.top_x = max(self.top_x, int(m.group(1)))
 
     def topological(self) -> list[int]:
         """Graph nodes with every parent before its children (reverse post-order)."""
@@ -236,14 +265,25 @@ class _Graph:
 
 
 class _Scope:
-    """A scope of the normal form and its let list (bindings, and merged inner let lists)."""
+    """A scope of the normal form and its let list (bindings, and merged inner let lists).
 
-    __slots__ = ("level", "parent", "entries")
+    `jump` is a skew-binary jump pointer (Myers' level ancestors): it depends on the level
+    alone, so two scopes of one level jump to one level, and an LCA takes O(log depth)
+    steps. TVM walks parent by parent, which is quadratic on a node used in many of the
+    nested scopes of a long let chain.
+    """
+
+    __slots__ = ("level", "parent", "jump", "entries")
 
     def __init__(self, parent: _Scope | None) -> None:
         self.parent = parent
-        self.level = 0 if parent is None else parent.level + 1
         self.entries: list[_Bind | _Scope] = []
+        if parent is None:
+            self.level, self.jump = 0, self
+            return
+        self.level = parent.level + 1
+        up = parent.jump
+        self.jump = up.jump if parent.level - up.level == up.level - up.jump.level else parent
 
 
 @dataclass
@@ -254,11 +294,14 @@ class _Bind:
 
 
 def _lca(a: _Scope, b: _Scope) -> _Scope:
+    """The innermost scope enclosing both (what TVM's LCA computes, in O(log depth))."""
+    if a.level < b.level:
+        a, b = b, a
+    while a.level > b.level:
+        a = a.jump if a.jump.level >= b.level else a.parent  # type: ignore[assignment]
     while a is not b:
-        if a.level > b.level:
-            a = a.parent  # type: ignore[assignment]
-        elif a.level < b.level:
-            b = b.parent  # type: ignore[assignment]
+        if a.jump is not b.jump:
+            a, b = a.jump, b.jump
         else:
             a, b = a.parent, b.parent  # type: ignore[assignment]
     return a
@@ -283,14 +326,11 @@ def _calc_scopes(g: _Graph) -> list[_Scope]:
 class _Names:
     """Fresh `x_N` names (TVM's Var::GenSym) numbered past every `x_N` already in the module."""
 
-    def __init__(self, mod: Module) -> None:
-        top = -1
-        for fn in mod.functions.values():
-            for v in bound_vars(fn):
-                m = re.fullmatch(r"x_(\d+)", v.name_hint)
-                if m:
-                    top = max(top, int(m.group(1)))
-        self.next = top + 1
+    def __init__(self) -> None:
+        self.next = 0
+
+    def past(self, top: int) -> None:
+        self.next = max(self.next, top + 1)
 
     def fresh(self) -> Var:
         v = Var(f"x_{self.next}")
@@ -301,8 +341,10 @@ class _Names:
 class _Fill:
     """Fill: visit in evaluation order, push each node onto its scope's let list once."""
 
-    def __init__(self, root: Expr, prov: Provenance, names: _Names) -> None:
+    def __init__(self, root: Expr, prov: Provenance, names: _Names,
+                 minimal: bool = False) -> None:
         self.root = root
+        self.minimal = minimal
         self.g = _Graph(root)
         self.scopes = _calc_scopes(self.g)
         self.prov = prov
@@ -316,6 +358,20 @@ class _Fill:
     def run(self) -> Any:
         out = self.visit(self.root, None)
         return self.get(self.scope(self.root), out)
+
+    def escaping_var(self) -> Var | None:
+        """A bound variable some node using it is lifted out of (its uses' LCA lies above the
+        scope that binds it), so that the normal form would not be closed."""
+        for n, (b, exact) in self.g.binder.items():
+            inner, outer = self.scopes[n], self.scopes[b]
+            if exact and inner is not outer:
+                return self.g.var_of[n]
+            if not exact:
+                while inner.level > outer.level:
+                    inner = inner.parent  # type: ignore[assignment]
+                if inner is not outer:
+                    return self.g.var_of[n]
+        return None
 
     # -- scopes
     def scope(self, e: Expr) -> _Scope:
@@ -388,7 +444,7 @@ class _Fill:
         if isinstance(e, ATOMS):
             return e if v is None else self.push(e, v, e)
         if isinstance(e, Constant):
-            return self.bind(e, e, v)
+            return e if v is None and self.minimal else self.bind(e, e, v)
         if isinstance(e, Call):
             args = tuple(self.visit(a, None) for a in e.args)
             op = self.visit(e.op, None)
@@ -454,7 +510,9 @@ class _Fill:
         for k in range(len(lets) - 1, -1, -1):
             let = lets[k]
             self.scope(let).entries.append(self.sub(let, 0))  # flatten: O(1), not O(length)
-            atom = self.bind(let, atom, v if k == 0 else None)
+            target = v if k == 0 else None
+            if target is not None or not self.minimal:
+                atom = self.bind(let, atom, target)
             if k:
                 self.memo[id(let)] = atom
         return atom

@@ -8,8 +8,9 @@ fusion into primitive functions and lowering do not change a result on one CPU, 
 left out. EtaExpand runs before ToANormalForm here, so the functions it makes are let-bound
 like every other value; evaluation is the same either way.
 
-The analysis runs on `prepare(mod, simplify=False)`: the same evaluation order and sharing,
-with batch_norm and dropout still calls, which the effect table describes.
+The analysis runs on `prepare_for_analysis(mod)`: the same evaluation order and sharing, with
+batch_norm and dropout still calls (the effect table describes them), and without the
+bindings of constants and of let bodies' aliases that TVM's normal form adds, which are pure.
 """
 
 from __future__ import annotations
@@ -33,11 +34,18 @@ class Prepared:
 
 
 @lru_cache(maxsize=32)
-def prepare(mod: Module, simplify: bool = True) -> Prepared:
+def prepare(mod: Module) -> Prepared:
     """mod as the debug executor runs it (cached: modules are immutable and hash by identity)."""
-    m = simplify_inference(mod) if simplify else mod
-    m, eta = eta_expand(m)
+    m, eta = eta_expand(simplify_inference(mod))
     anf = to_a_normal_form(m)
+    return Prepared(anf.module, anf, eta)
+
+
+@lru_cache(maxsize=32)
+def prepare_for_analysis(mod: Module) -> Prepared:
+    """mod as the analysis sees it: evaluated as the debug executor evaluates it."""
+    m, eta = eta_expand(mod)
+    anf = to_a_normal_form(m, minimal=True)
     return Prepared(anf.module, anf, eta)
 
 
