@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
+from types import FrameType
 
 import numpy as np
 
@@ -581,9 +584,17 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM (a scheduler, a CI timeout) stops a command the way Ctrl-C does: the Soufflé it
+    runs is killed, outputs are written whole or not at all, a batch can resume."""
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `aliaslog` console script."""
     args = build_parser().parse_args(argv)
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
     try:
         return int(args.func(args))
     except LocatedError as err:
@@ -603,6 +614,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         hint = "" if args.debug else " (run `aliaslog --debug ...` for the traceback)"
         print(f"aliaslog: internal error: {type(exc).__name__}: {first}{hint}", file=sys.stderr)
         return INTERNAL_ERROR
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

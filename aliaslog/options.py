@@ -79,8 +79,13 @@ class _Options:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Any:
-        """The options a parsed command line gives."""
-        return cls(**{f.name: getattr(args, f.name) for f in fields(cls)})  # type: ignore[arg-type]
+        """The options a parsed command line gives (a bad value is the user's error)."""
+        from .loading import UsageError
+
+        try:
+            return cls(**{f.name: getattr(args, f.name) for f in fields(cls)})  # type: ignore[arg-type]
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
 
     def as_json(self) -> dict[str, Any]:
         """The options as a JSON object (a batch cache key, a results field)."""
@@ -130,10 +135,27 @@ class EngineOptions(_Options):
 
     engine: str = option("auto", "Datalog engine; auto: Soufflé when on PATH, else the "
                          "embedded one (a Soufflé failure falls back, with a warning)", ENGINES)
-    timeout: float = option(600.0, "Soufflé's time limit in seconds", metavar="SECONDS")
+    timeout: float = option(0.0, "Soufflé's time limit in seconds; 0: 600 with --engine "
+                            "souffle, 120 with auto (then the embedded engine takes over, "
+                            "saying why)", metavar="SECONDS")
     compiled: bool = option(False, "Soufflé: compile the rules once (cached by their hash) and "
                             "run the binary")
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.timeout < 0:
+            raise ValueError(f"--timeout {self.timeout:g}: a time limit cannot be negative")
 
+    @property
+    def time_limit(self) -> float:
+        """Seconds Soufflé may take: the one given, or a default that suits the engine choice
+        (auto must not wait long on a Soufflé that hangs before it falls back)."""
+        if self.timeout > 0:
+            return self.timeout
+        return AUTO_TIME_LIMIT if self.engine == "auto" else SOUFFLE_TIME_LIMIT
+
+
+SOUFFLE_TIME_LIMIT = 600.0
+AUTO_TIME_LIMIT = 120.0
 DEFAULT_ANALYSIS = AnalysisOptions()
 DEFAULT_ENGINE = EngineOptions()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import secrets
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ REASONS = {
     "effect": "evaluating it has a demanded or unknown effect",
     "referenced": "kept code mentions its variable",
 }
-VERDICT_RELATIONS = frozenset({"keep_reason", "kept", "removable", "metric"})
+VERDICT_RELATIONS = frozenset({"keep_reason", "kept", "removable", "metric", "results_of"})
 
 
 @dataclass(frozen=True)
@@ -67,25 +68,27 @@ def run(program: Path, facts: FactSet, *, engine: EngineOptions,
     """
     timings = timings if timings is not None else {}
     wanted = None if keep_files is not None else set(read_back or ()) | VERDICT_RELATIONS
+    token = secrets.token_hex(8)
+    rows = {**facts.rows, "run_nonce": [(token,)]}
     with tempfile.TemporaryDirectory(prefix="aliaslog-") as tmp:
         base = Path(keep_files) if keep_files is not None else Path(tmp)
         if keep_files is not None:
             facts.write(base / "facts")
         t0 = time.perf_counter()
-        solved = solve(program, facts=facts.rows,
+        solved = solve(program, facts=rows,
                        out_dir=base / "out" if keep_files is not None else None,
-                       engine=engine.engine, timeout=engine.timeout, compiled=engine.compiled,
+                       engine=engine.engine, timeout=engine.time_limit, compiled=engine.compiled,
                        defines=defines, output_relations=wanted)
         try:
-            got = read(solved.relations, solved.engine, solved.seconds, facts, wanted)
+            got = read(solved.relations, solved.engine, solved.seconds, facts, wanted, token)
         except EngineError as exc:
             if engine.engine != "auto" or not solved.engine.startswith("souffle"):
                 raise
             log.warning("Soufflé's output is not a valid result (%s); solving again with the "
                         "embedded engine", exc.message)
-            solved = solve(program, facts=facts.rows, engine="embedded", defines=defines,
+            solved = solve(program, facts=rows, engine="embedded", defines=defines,
                            output_relations=wanted)
-            got = read(solved.relations, solved.engine, solved.seconds, facts, wanted)
+            got = read(solved.relations, solved.engine, solved.seconds, facts, wanted, token)
         timings["solve"] = time.perf_counter() - t0 - got.seconds_reading
     timings["read-back"] = got.seconds_reading
     return got.verdicts
@@ -98,12 +101,15 @@ class _Read:
 
 
 def read(relations: dict[str, list[tuple]], engine: str, seconds: float, facts: FactSet,
-         wanted: set[str] | None) -> _Read:
+         wanted: set[str] | None, token: str) -> _Read:
     """Unescape the output relations, check them against the facts, build the verdicts."""
     t0 = time.perf_counter()
     missing = sorted((wanted or VERDICT_RELATIONS) - set(relations))
     if missing:
         raise EngineError(f"the {engine} engine returned no `{missing[0]}` relation")
+    if relations["results_of"] != [(token,)]:
+        raise EngineError(f"the {engine} engine's results are not of this run's facts (they do "
+                          "not echo its token: output of another program, or of another run)")
     rels = unescape_relations(relations)
     bindings = {str(r[0]) for r in facts.rows["let_bind"]}
     kept = {b for (b,) in rels["kept"]}

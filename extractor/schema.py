@@ -111,6 +111,9 @@ SCHEMA: tuple[Relation, ...] = (
          "or branch in between: no read can see the first write's value"),
     # --- effects
     _rel("op_effect", "op:Op, effect:Effect", "what calling an operator may do (data table)"),
+    _rel("run_nonce", "token:symbol",
+         "a token chosen afresh for each solve (empty in written fact files); the rules echo it "
+         "in results_of, so the read-back knows the results are of these facts"),
     _rel("effect_class", "effect:Effect, class:symbol",
          "effect kind `effect` belongs to class `class` (local, memory, opaque; from the "
          "schema's effect table, in every fact set)"),

@@ -12,7 +12,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import stat
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -98,3 +102,63 @@ def test_a_souffle_that_is_not_executable(tmp_path, monkeypatch, capsys) -> None
     monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
     code, doc, _ = _analyze("auto", capsys)  # not on PATH as far as `which` is concerned
     assert code == 0 and doc is not None and doc["engine"] == "embedded"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}").exists() and "Z" not in Path(f"/proc/{pid}/stat").read_text(
+    ).split()[2]
+
+
+def _hanging_souffle(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    pidfile = tmp_path / "souffle.pid"
+    bindir = fake(tmp_path, f'echo $$ > "{pidfile}"\nexec sleep 600\n')
+    env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}"}
+    return env, pidfile
+
+
+def _wait_for(path: Path, seconds: float = 60) -> int:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_text().strip():
+            return int(path.read_text())
+        time.sleep(0.1)
+    raise AssertionError(f"{path} never appeared")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_stopped_analysis_leaves_no_souffle_running(sig, tmp_path) -> None:
+    env, pidfile = _hanging_souffle(tmp_path)
+    proc = subprocess.Popen([sys.executable, "-m", "aliaslog.cli", "analyze", str(PROGRAM),
+                             "--engine", "souffle"], env=env, stderr=subprocess.PIPE, text=True)
+    pid = _wait_for(pidfile)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "Traceback" not in err
+    time.sleep(0.5)
+    assert not _alive(pid), "souffle survived aliaslog"
+
+
+def test_a_batch_time_limit_kills_the_souffle_of_the_model(tmp_path) -> None:
+    env, pidfile = _hanging_souffle(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "aliaslog.cli", "batch", str(PROGRAM), "--out",
+                           str(tmp_path / "out"), "--engine", "souffle", "--workers", "1",
+                           "--time-limit", "5", "--quiet"], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 1 and "1 models failed or timed out" in proc.stderr
+    pid = _wait_for(pidfile, 5)
+    time.sleep(0.5)
+    assert not _alive(pid), "souffle outlived its batch worker"
+
+
+def test_auto_waits_a_short_time_on_a_hanging_souffle_and_says_so(tmp_path) -> None:
+    env, _ = _hanging_souffle(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "aliaslog.cli", "analyze", str(PROGRAM),
+                           "--engine", "auto", "--timeout", "2"], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0 and "embedded" in proc.stdout
+    assert "souffle failed, falling back to the embedded engine" in proc.stderr
+    assert "timed out after 2 s" in proc.stderr

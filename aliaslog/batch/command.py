@@ -5,9 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
-import signal
 import sys
-from types import FrameType
 
 from ..loading import output_dir_arg
 from ..options import AnalysisOptions, EngineOptions
@@ -48,13 +46,9 @@ def cmd_batch(args: argparse.Namespace) -> int:
     options = {"analysis": AnalysisOptions.from_args(args).as_json(),
                "engine": EngineOptions.from_args(args).as_json(), "relax_point": args.at}
     command = "aliaslog batch " + " ".join(shlex.quote(a) for a in sys.argv[2:])
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        res = run_batch(args.paths, args.out, task_options=options, workers=args.workers,
-                        time_limit=args.time_limit, force=args.force, dask_address=args.dask,
-                        progress=not args.quiet, command=command)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    res = run_batch(args.paths, args.out, task_options=options, workers=args.workers,
+                    time_limit=args.time_limit, force=args.force, dask_address=args.dask,
+                    progress=not args.quiet, command=command)
     c = res.meta["counts"]
     print(f"{len(res.rows)} models: {c['ok']} ok, {c['error']} errors, {c['timeout']} timeouts "
           f"({c['cached']} from cache) -> {res.out}/report.html, results.jsonl, results.csv")
@@ -70,8 +64,3 @@ def cmd_batch(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     return 0
-
-
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    """SIGTERM (a scheduler ending the job) stops the batch the way Ctrl-C does: resumable."""
-    raise KeyboardInterrupt

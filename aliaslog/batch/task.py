@@ -159,7 +159,7 @@ def _relax(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, A
         mod = load_module(task.path)
     point = "input" if task.path.endswith(".lowered.py") else task.relax_point
     engine = task.engine_options()
-    res = analyze_relax(mod, point=point, engine=engine.engine, timeout=engine.timeout,
+    res = analyze_relax(mod, point=point, engine=engine.engine, timeout=engine.time_limit,
                         compiled=engine.compiled)
     stage.add(res.timings)
 

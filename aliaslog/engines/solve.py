@@ -288,8 +288,9 @@ def solve(program: Path, facts_dir: Path | None = None, out_dir: Path | None = N
         except EngineError as exc:
             if engine != "auto":
                 raise
-            first = exc.render().splitlines()[0] if exc.render() else exc.message
-            log.warning("souffle failed (%s); falling back to the embedded engine", first)
+            lines = exc.render().splitlines() or [exc.message]
+            shown = "\n  ".join(lines[:20]) + ("\n  ..." if len(lines) > 20 else "")
+            log.warning("souffle failed, falling back to the embedded engine:\n  %s", shown)
     rels, warnings, printed = _solve_embedded(program, fdir, facts, out, output_relations, incs,
                                               defs)
     return SolveResult(rels, "embedded", time.perf_counter() - start, warnings, printed)

@@ -6,12 +6,14 @@ directory and reuses the binary. Output CSVs are read back with the types the pr
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import os
 import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -23,6 +25,7 @@ _SAFE_PATH = re.compile(r'^[^"`$\\\n]*$')
 _MACRO = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _MACRO_VALUE = re.compile(r"^[A-Za-z0-9_.+\-/:]*$")
 _STDERR_LIMIT = 6000
+_PR_SET_PDEATHSIG = 1
 
 
 def souffle_executable() -> str | None:
@@ -45,12 +48,31 @@ def _tail(data: bytes) -> str:
     return text
 
 
+def _die_with_parent() -> None:
+    """In the child, before exec: the kernel kills it if aliaslog dies, even by SIGKILL (a batch
+    time limit), so no Soufflé is left running under init (Linux; elsewhere a no-op)."""
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        except (OSError, AttributeError):
+            pass
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def run_process(cmd: list[str], timeout: float, what: str = "souffle",
                 cwd: Path | None = None) -> tuple[str, str]:
-    """Run cmd (no shell) in its own process group; kill the group past the time limit."""
+    """Run cmd (no shell) in its own process group; kill the group past the time limit, and
+    on anything that stops aliaslog meanwhile (Ctrl-C, SIGTERM, an error)."""
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                stdin=subprocess.DEVNULL, start_new_session=True, cwd=cwd)
+                                stdin=subprocess.DEVNULL, start_new_session=True, cwd=cwd,
+                                preexec_fn=_die_with_parent)
     except FileNotFoundError:
         raise EngineError(f"{what} not found on PATH") from None
     except OSError as exc:
@@ -58,12 +80,15 @@ def run_process(cmd: list[str], timeout: float, what: str = "souffle",
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        _kill_group(proc)
+        _, err = proc.communicate()
+        tail = _tail(err)
+        raise EngineError(f"{what} timed out after {timeout:g} s"
+                          + (f"; it had printed:\n{tail}" if tail else "")) from None
+    except BaseException:
+        _kill_group(proc)
         proc.communicate()
-        raise EngineError(f"{what} timed out after {timeout:g} s") from None
+        raise
     rc = proc.returncode
     if rc < 0:
         sig = -rc

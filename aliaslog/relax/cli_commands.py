@@ -8,6 +8,7 @@ import json
 from extractor.relax_load import POINTS, load_module, to_point
 
 from ..loading import UsageError, publish_facts, write_text_atomically
+from ..options import EngineOptions
 
 SCRIPT_HEADER = ("from tvm.script import ir as I\nfrom tvm.script import relax as R\n"
                  "from tvm.script import tirx as T\n\n")
@@ -24,8 +25,10 @@ def parse_points(text: str) -> tuple[str, ...]:
 
 
 def _options(args: argparse.Namespace) -> dict[str, object]:
-    return {"engine": args.engine, "op_effects": args.op_effects,
-            "tir_effects": args.tir_effects, "timeout": args.timeout, "compiled": args.compiled}
+    engine = EngineOptions.from_args(args)
+    return {"engine": engine.engine, "op_effects": args.op_effects,
+            "tir_effects": args.tir_effects, "timeout": engine.time_limit,
+            "compiled": engine.compiled}
 
 
 def cmd_check(args: argparse.Namespace) -> int:
