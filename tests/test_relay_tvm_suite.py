@@ -27,8 +27,9 @@ from benchmarks.relay_tvm.classify import (
     NotExpressible,
     classify_error,
 )
-from benchmarks.relay_tvm.discover import MetaEntry, discover
+from benchmarks.relay_tvm.discover import discover
 from benchmarks.relay_tvm.metadata import metadata_section
+from benchmarks.relay_tvm.static_meta import MetaEntry
 
 REPO = Path(__file__).resolve().parents[1]
 CLONE = os.environ.get("ALIASLOG_TVM_CLONE")

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .discover import MetaEntry
+from .static_meta import MetaEntry
 
 _MAGIC = 0xDD5E40F096B4A13F
 _CODES = {"i": 0, "u": 1, "f": 2, "b": 1}

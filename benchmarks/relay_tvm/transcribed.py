@@ -14,9 +14,9 @@ import numpy as np
 
 from . import adapter
 from .classify import BUG, PASS, Check, classify_error, one_line
-from .discover import MetaEntry
 from .metadata import metadata_section
 from .source import TvmSource
+from .static_meta import MetaEntry
 from .text_checks import VERSION
 
 A = adapter.ast

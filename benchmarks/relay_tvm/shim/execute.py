@@ -28,8 +28,10 @@ def to_value(x: Any) -> Any:
         return const(x).data
     if isinstance(x, (tuple, list)):
         return tuple(to_value(v) for v in x)
-    if isinstance(x, (adapter.RefCell, adapter.ConstructorValue, adapter.Closure)):
-        return x
+    if isinstance(x, adapter.RefCell):  # _arg_to_ast: RefCreate, so a fresh cell
+        return adapter.RefCell(to_value(x.value))
+    if isinstance(x, adapter.ConstructorValue):
+        return adapter.ConstructorValue(x.constructor, tuple(to_value(f) for f in x.fields))
     raise NotExpressible(f"a {type(x).__name__} passed to the executor (a runtime object)")
 
 

@@ -9,8 +9,8 @@ import numpy as np
 
 from .. import adapter
 from ..classify import NotExpressible, NotInShim
-from ..discover import MetaEntry
 from ..metadata import metadata_section
+from ..static_meta import MetaEntry
 from . import builders as B
 from . import hooks
 from .execute import create_executor
