@@ -4,6 +4,11 @@ The harness uses the project only through these names: the Relay front end (pars
 alpha-equality, type inference, JSON), the interpreter, the gradient, the DCEs and the
 transforms the debug executor's Prepare runs, the op registry (to name unregistered ops) and
 the Relay model zoo (TVM's `relay.testing` workloads).
+
+After the move of the interpreter, op registry, gradient and DCE into `extractor/relay/`
+(branch relay-package), repoint only the imports below; nothing else in the harness names a
+project module. `PROJECT_DIRS` must keep covering every package the project's code lives in
+(a crash raised there is the project's, elsewhere the harness's).
 """
 
 from __future__ import annotations
