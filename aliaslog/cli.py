@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from extractor.relay.errors import LocatedError
+from extractor.diagnostics import LocatedError
 
 from .batch import command as batch_command
 from .loading import (

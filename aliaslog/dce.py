@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import Any, NamedTuple
 
+from extractor.diagnostics import gc_paused
 from extractor.relay.ast import (
     Call,
     Clause,
@@ -48,7 +49,6 @@ from extractor.relay.ast import (
     pattern_vars,
 )
 from extractor.relay.errors import RelayTypeError
-from extractor.relay.gcpause import gc_paused
 from extractor.relay.ops import lookup
 from extractor.relay.typeinfer import infer_types
 

@@ -15,6 +15,7 @@ import re
 import sys
 from collections.abc import Callable
 
+from extractor.diagnostics import Span, gc_paused
 from extractor.relay.ast import (
     UNIT,
     Call,
@@ -48,8 +49,7 @@ from extractor.relay.ast import (
     children,
     post_order,
 )
-from extractor.relay.errors import RelayTypeError, Span
-from extractor.relay.gcpause import gc_paused
+from extractor.relay.errors import RelayTypeError
 from extractor.relay.typeinfer import infer_types
 
 from .grad_rules import RuleError, get_rule

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from extractor.diagnostics import LocatedError, Span
 from extractor.relay.ast import (
     Call,
     Constant,
@@ -50,7 +51,6 @@ from extractor.relay.ast import (
     Var,
     pattern_vars,
 )
-from extractor.relay.errors import LocatedError, Span
 from extractor.relay.ops import OPS
 from extractor.relay.transforms.prepare import prepare, prepare_expr
 

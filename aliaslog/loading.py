@@ -8,9 +8,9 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from extractor.diagnostics import LocatedError
 from extractor.facts import FactSet
 from extractor.relay.ast import Expr, Function, Module
-from extractor.relay.errors import LocatedError
 from extractor.relay.json_io import load_json
 from extractor.relay.parser import parse
 

@@ -18,6 +18,7 @@ from aliaslog.interpreter import (
     random_inputs,
 )
 from aliaslog.op_impls import OP_IMPLS, attr
+from extractor.diagnostics import Span
 from extractor.relay import ops as relay_ops
 from extractor.relay.ast import (
     Attrs,
@@ -50,7 +51,6 @@ from extractor.relay.ast import (
     Var,
     const,
 )
-from extractor.relay.errors import Span
 
 RNG = np.random.default_rng(0)
 

@@ -12,8 +12,8 @@ import pytest
 
 from aliaslog.dce import dce
 from aliaslog.gradient import gradient_module
+from extractor.diagnostics import gc_paused
 from extractor.relay.ast import Let, let_chain
-from extractor.relay.gcpause import gc_paused
 from extractor.relay.parser import parse, parse_file
 from extractor.relay.typeinfer import infer_types
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from extractor.diagnostics import Span
 from extractor.relay import ops
 from extractor.relay.ast import (
     UNIT,
@@ -44,7 +45,7 @@ from extractor.relay.ast import (
     const,
     post_order,
 )
-from extractor.relay.errors import RelayTypeError, Span
+from extractor.relay.errors import RelayTypeError
 from extractor.relay.op_types import RELATIONS, broadcast_shapes, type_str
 from extractor.relay.typeinfer import Typed, infer_expr, infer_types
 

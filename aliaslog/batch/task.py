@@ -88,7 +88,7 @@ def run(task: Task, began: Callable[[], None] = lambda: None) -> dict[str, Any]:
     `began` is called once the worker's imports are done, when the model's own work starts
     (the runner's time limit counts from there).
     """
-    from extractor.relay.errors import LocatedError
+    from extractor.diagnostics import LocatedError
 
     t0 = time.perf_counter()
     stages = _Stages()

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from aliaslog.loading import write_text_atomically
+from extractor.diagnostics import LocatedError
 from extractor.relay.ast import (
     Call,
     Expr,
@@ -43,7 +44,6 @@ from extractor.relay.ast import (
     free_vars,
     post_order,
 )
-from extractor.relay.errors import LocatedError
 from extractor.relay.printer import astext
 from extractor.relay.typeinfer import Typed, infer_types
 

@@ -12,7 +12,7 @@ from typing import Any, Union
 
 import numpy as np
 
-from .errors import Span
+from ..diagnostics import Span
 
 # --------------------------------------------------------------------------------------- types
 

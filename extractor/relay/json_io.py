@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from ..diagnostics import Span
 from . import ops as _ops
 from .ast import (
     EMPTY_ATTRS,
@@ -63,7 +64,7 @@ from .ast import (
     TypeVar,
     Var,
 )
-from .errors import JsonLoadError, Span
+from .errors import JsonLoadError
 from .printer import attr_norm, effective_call_attrs
 
 TVM_VERSION = "0.19.0"

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..diagnostics import Span, gc_paused
 from . import ops
 from .ast import (
     UNIT,
@@ -56,8 +57,7 @@ from .ast import (
     let_chain,
     post_order,
 )
-from .errors import RelayTypeError, Span
-from .gcpause import gc_paused
+from .errors import RelayTypeError
 from .op_types import ArgMismatch, Defer, OpAttrs, RelError, Result, relation, type_str
 
 __all__ = ["Typed", "infer_types", "infer_expr", "type_str"]
