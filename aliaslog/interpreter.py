@@ -50,6 +50,7 @@ from extractor.relay.ast import (
     Type,
     Var,
     pattern_vars,
+    type_str,
 )
 from extractor.relay.ops import OPS
 from extractor.relay.transforms.prepare import prepare, prepare_expr
@@ -673,23 +674,6 @@ def _type_mismatch(t: Type | None, v: Value) -> str | None:
     return None
 
 
-def type_str(t: Type | None) -> str:
-    """A Relay-text rendering of a type for messages."""
-    if t is None:
-        return "(no annotation)"
-    if isinstance(t, TensorType):
-        if not t.shape:
-            return t.dtype
-        dims = ", ".join("?" if d is None else str(d) for d in t.shape)
-        return f"Tensor[({dims}), {t.dtype}]"
-    if isinstance(t, TupleType):
-        inner = ", ".join(type_str(f) for f in t.fields)
-        return f"({inner},)" if len(t.fields) == 1 else f"({inner})"
-    if isinstance(t, RefType):
-        return f"ref({type_str(t.value)})"
-    return type(t).__name__
-
-
 def flatten_value(v: Value) -> list[np.ndarray]:
     """The tensors of a value in order (tuples, ADT fields and ref contents are walked)."""
     out: list[np.ndarray] = []
@@ -745,5 +729,6 @@ def _random_of(t: Type | None, rng: np.random.Generator, p: Var, fn: Function) -
         return np.asarray(rng.standard_normal(shape)).astype(dt)
     if isinstance(t, TupleType):
         return tuple(_random_of(f, rng, p, fn) for f in t.fields)
-    raise EvalError(f"parameter %{p.name_hint} has type {type_str(t)}; random inputs need a "
+    shown = "(no annotation)" if t is None else type_str(t)
+    raise EvalError(f"parameter %{p.name_hint} has type {shown}; random inputs need a "
                     "concrete tensor type (or a tuple of them)", p.span or fn.span)

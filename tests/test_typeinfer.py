@@ -44,9 +44,10 @@ from extractor.relay.ast import (
     Var,
     const,
     post_order,
+    type_str,
 )
 from extractor.relay.errors import RelayTypeError
-from extractor.relay.op_types import RELATIONS, broadcast_shapes, type_str
+from extractor.relay.op_types import RELATIONS, broadcast_shapes
 from extractor.relay.typeinfer import Typed, infer_expr, infer_types
 
 SEED = Path(__file__).parents[2] / "shared" / "seed" / "issue_program.relay"

@@ -76,6 +76,38 @@ class IncompleteType(Type):
 
 UNIT = TupleType(())
 
+
+def dim_str(d: int | None) -> str:
+    """A dimension (or an integer attribute) as Relay text: `?`, `5`, `5000000000i64`."""
+    if d is None:
+        return "?"
+    return str(d) if -(2**31) <= d < 2**31 else f"{d}i64"
+
+
+def type_str(t: Type) -> str:
+    """A type as Relay text: `Tensor[(5, 10), float32]`, `float32`, `(T,)`, `fn (T) -> R`,
+    `ref(T)`, `_` for one not known yet; the printer and every message write types so."""
+    if isinstance(t, TensorType):
+        if not t.shape:
+            return t.dtype
+        return f"Tensor[({', '.join(dim_str(d) for d in t.shape)}), {t.dtype}]"
+    if isinstance(t, TupleType):
+        inner = ", ".join(type_str(f) for f in t.fields)
+        return f"({inner},)" if len(t.fields) == 1 else f"({inner})"
+    if isinstance(t, FuncType):
+        tps = f"[{', '.join(v.name for v in t.type_params)}]" if t.type_params else ""
+        return f"fn {tps}({', '.join(type_str(a) for a in t.arg_types)}) -> {type_str(t.ret_type)}"
+    if isinstance(t, RefType):
+        return f"ref({type_str(t.value)})"
+    if isinstance(t, TypeVar):
+        return t.name
+    if isinstance(t, TypeCall):
+        return f"{t.name}[{', '.join(type_str(a) for a in t.args)}]" if t.args else t.name
+    if isinstance(t, IncompleteType):
+        return "_"
+    raise TypeError(f"not a Relay type: {t!r}")
+
+
 # --------------------------------------------------------------------------------------- attrs
 
 AttrValue = Union[int, float, bool, str, None, tuple["AttrValue", ...], "Expr"]

@@ -26,43 +26,11 @@ from .ast import (
     Type,
     TypeCall,
     TypeVar,
+    type_str,
 )
 
 Dim = int | None
 Shape = tuple[Dim, ...]
-
-# ------------------------------------------------------------------------------ type printing
-
-
-def type_str(t: Type | None) -> str:
-    """Relay text syntax for a type, as error messages and the printer show it."""
-    if t is None:
-        return "_"
-    if isinstance(t, TensorType):
-        if not t.shape:
-            return t.dtype
-        dims = ", ".join("?" if d is None else str(d) for d in t.shape)
-        return f"Tensor[({dims}), {t.dtype}]"
-    if isinstance(t, TupleType):
-        if len(t.fields) == 1:
-            return f"({type_str(t.fields[0])},)"
-        return "(" + ", ".join(type_str(f) for f in t.fields) + ")"
-    if isinstance(t, FuncType):
-        tps = ""
-        if t.type_params:
-            tps = "[" + ", ".join(p.name for p in t.type_params) + "]"
-        args = ", ".join(type_str(a) for a in t.arg_types)
-        return f"fn {tps}({args}) -> {type_str(t.ret_type)}"
-    if isinstance(t, RefType):
-        return f"ref({type_str(t.value)})"
-    if isinstance(t, TypeVar):
-        return t.name
-    if isinstance(t, TypeCall):
-        if not t.args:
-            return t.name
-        return f"{t.name}[" + ", ".join(type_str(a) for a in t.args) + "]"
-    return "_"
-
 
 def has_incomplete(t: Type) -> bool:
     """Whether any part of t is still unknown."""

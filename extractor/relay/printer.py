@@ -35,10 +35,8 @@ from .ast import (
     Constructor,
     Expr,
     Function,
-    FuncType,
     GlobalVar,
     If,
-    IncompleteType,
     Let,
     Match,
     MetaRef,
@@ -51,19 +49,16 @@ from .ast import (
     PatternWildcard,
     RefCreate,
     RefRead,
-    RefType,
     RefWrite,
-    TensorType,
     Tuple,
     TupleGetItem,
-    TupleType,
     Type,
-    TypeCall,
     TypeData,
-    TypeVar,
     Var,
     children,
+    dim_str,
     post_order,
+    type_str,
 )
 
 VERSION_HEADER = '#[version = "0.0.5"]'
@@ -78,7 +73,6 @@ META_OMITTED = (
 Doc = Any
 _R = typing.TypeVar("_R")
 
-_INT32 = (-(2**31), 2**31)
 _F32_MAX = float(np.finfo(np.float32).max)
 _BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_/]")
 _LITERAL_FLOATS = {"float32": ("f", np.float32, 9), "float16": ("f16", np.float16, 5),
@@ -223,35 +217,6 @@ def scalar_literal(data: np.ndarray) -> str | None:
             return None
         return format_float(v, dtype) + suffix
     return None
-
-
-def _dim(d: int | None) -> str:
-    if d is None:
-        return "?"
-    return str(d) if _INT32[0] <= d < _INT32[1] else f"{d}i64"
-
-
-def type_str(t: Type) -> str:
-    """Print a type: `Tensor[(5, 10), float32]`, `float32`, `(T,)`, `fn (T) -> R`, `ref(T)`."""
-    if isinstance(t, TensorType):
-        if not t.shape:
-            return t.dtype
-        return f"Tensor[({', '.join(_dim(d) for d in t.shape)}), {t.dtype}]"
-    if isinstance(t, TupleType):
-        inner = ", ".join(type_str(f) for f in t.fields)
-        return f"({inner},)" if len(t.fields) == 1 else f"({inner})"
-    if isinstance(t, FuncType):
-        tps = f"[{', '.join(v.name for v in t.type_params)}]" if t.type_params else ""
-        return f"fn {tps}({', '.join(type_str(a) for a in t.arg_types)}) -> {type_str(t.ret_type)}"
-    if isinstance(t, RefType):
-        return f"ref({type_str(t.value)})"
-    if isinstance(t, TypeVar):
-        return t.name
-    if isinstance(t, TypeCall):
-        return f"{t.name}[{', '.join(type_str(a) for a in t.args)}]" if t.args else t.name
-    if isinstance(t, IncompleteType):
-        return "_"
-    raise TypeError(f"not a Relay type: {t!r}")
 
 
 def _str_literal(s: str) -> str:
@@ -507,7 +472,7 @@ class _Printer:
         if isinstance(v, (bool, np.bool_)):
             return "True" if v else "False"
         if isinstance(v, (int, np.integer)):
-            return _dim(int(v))
+            return dim_str(int(v))
         if isinstance(v, (float, np.floating)):
             f = float(v)  # a C++ double; `f64` keeps values beyond float32's range readable
             return format_float(f) + ("f64" if math.isfinite(f) and abs(f) > _F32_MAX else "f")

@@ -56,11 +56,12 @@ from .ast import (
     children,
     let_chain,
     post_order,
+    type_str,
 )
 from .errors import RelayTypeError
-from .op_types import ArgMismatch, Defer, OpAttrs, RelError, Result, relation, type_str
+from .op_types import ArgMismatch, Defer, OpAttrs, RelError, Result, relation
 
-__all__ = ["Typed", "infer_types", "infer_expr", "type_str"]
+__all__ = ["Typed", "infer_types", "infer_expr"]
 
 BOOL_SCALAR = TensorType((), "bool")
 
