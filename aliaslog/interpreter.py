@@ -52,10 +52,8 @@ from extractor.relay.ast import (
     pattern_vars,
     type_str,
 )
-from extractor.relay.ops import OPS
+from extractor.relay.ops import OpError, lookup, np_dtype
 from extractor.relay.transforms.prepare import prepare, prepare_expr
-
-from .op_impls import OP_IMPLS, OpError, np_dtype
 
 
 class EvalError(LocatedError):
@@ -364,16 +362,15 @@ class _Machine:
         name = op.name
         args = self._pop_n(len(e.args))
         span = e.span or op.span
-        impl = OP_IMPLS.get(name)
-        opdef = OPS.get(name)
-        if impl is None:
-            if opdef is None:
-                raise EvalError(f"unknown operator {name}", span)
+        opdef = lookup(name)
+        if opdef is None:
+            raise EvalError(f"unknown operator {name}", span)
+        if opdef.kernel is None:
             raise EvalError(f"operator {name} is not implemented by the interpreter", span)
-        if opdef is not None and opdef.num_inputs is not None and opdef.num_inputs != len(args):
+        if opdef.num_inputs is not None and opdef.num_inputs != len(args):
             raise EvalError(f"{name} takes {opdef.num_inputs} argument(s), got {len(args)}", span)
         try:
-            out = _normalise(impl(args, e.attrs))
+            out = _normalise(opdef.kernel(args, e.attrs))
         except OpError as exc:
             raise EvalError(f"{name}: {exc} (arguments: {_shape_summary(args)})", span) from exc
         except (ValueError, TypeError, IndexError, ArithmeticError, MemoryError) as exc:

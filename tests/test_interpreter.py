@@ -17,9 +17,7 @@ from aliaslog.interpreter import (
     flatten_value,
     random_inputs,
 )
-from aliaslog.op_impls import OP_IMPLS, attr
 from extractor.diagnostics import Span
-from extractor.relay import ops as relay_ops
 from extractor.relay.ast import (
     Attrs,
     Call,
@@ -51,6 +49,10 @@ from extractor.relay.ast import (
     Var,
     const,
 )
+from extractor.relay.ops import attr
+
+from . import op_registry as relay_ops
+from .op_registry import OP_IMPLS
 
 RNG = np.random.default_rng(0)
 

@@ -47,8 +47,10 @@ from extractor.relay.ast import (
     type_str,
 )
 from extractor.relay.errors import RelayTypeError
-from extractor.relay.op_types import RELATIONS, broadcast_shapes
+from extractor.relay.ops import broadcast_shapes
 from extractor.relay.typeinfer import Typed, infer_expr, infer_types
+
+from .op_registry import RELATIONS
 
 SEED = Path(__file__).parents[2] / "shared" / "seed" / "issue_program.relay"
 

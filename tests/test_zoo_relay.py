@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from aliaslog import loading
-from aliaslog.grad_rules import get_rule
 from aliaslog.gradient import gradient_module
+from aliaslog.gradient import gradient_rule as get_rule
 from aliaslog.interpreter import evaluate, random_inputs
 from aliaslog.zoo.relay_layers import pad_tuple2d, pad_tuple3d
 from aliaslog.zoo.relay_models import (

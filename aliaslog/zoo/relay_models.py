@@ -727,9 +727,9 @@ def op_counts(mod: Module) -> Counter[str]:
 
 def gradient_blockers(mod: Module) -> list[str]:
     """The ops of mod without a gradient rule (sorted): why its gradient cannot be taken."""
-    from aliaslog.grad_rules import get_rule
+    from aliaslog.gradient import gradient_rule
 
-    return sorted(name for name in op_counts(mod) if get_rule(name) is None)
+    return sorted(name for name in op_counts(mod) if gradient_rule(name) is None)
 
 
 # ------------------------------------------------------------------------------------ writing

@@ -41,7 +41,7 @@ from .ast import (
     Var,
     type_str,
 )
-from .printer import attr_norm, effective_call_attrs
+from .ops import attr_norm, effective_call_attrs
 
 _VALUE_NODES = (GlobalVar, Op, Constructor)
 

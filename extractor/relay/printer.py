@@ -27,9 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from . import ops as _ops
 from .ast import (
-    Attrs,
     Call,
     Constant,
     Constructor,
@@ -39,7 +37,6 @@ from .ast import (
     If,
     Let,
     Match,
-    MetaRef,
     Module,
     Op,
     Pattern,
@@ -60,6 +57,8 @@ from .ast import (
     post_order,
     type_str,
 )
+from .json_io import save_metadata
+from .ops import printed_call_attrs
 
 VERSION_HEADER = '#[version = "0.0.5"]'
 META_OMITTED = (
@@ -222,62 +221,6 @@ def scalar_literal(data: np.ndarray) -> str | None:
 def _str_literal(s: str) -> str:
     body = s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
     return f'"{body}"'
-
-
-def attr_norm(v: Any) -> Any:
-    """A comparable form of an attribute value that keeps bool, int, float and str apart."""
-    if v is None:
-        return ("none",)
-    if isinstance(v, (bool, np.bool_)):
-        return ("bool", bool(v))
-    if isinstance(v, (int, np.integer)):
-        return ("int", int(v))
-    if isinstance(v, (float, np.floating)):
-        f = float(v)
-        return ("float", "nan" if math.isnan(f) else f)
-    if isinstance(v, str):
-        return ("str", v)
-    if isinstance(v, (tuple, list)):
-        return ("tuple", tuple(attr_norm(x) for x in v))
-    if isinstance(v, MetaRef):
-        return ("meta", v.type_key, v.index)
-    return ("obj", id(v))
-
-
-def effective_call_attrs(op: Expr, attrs: Attrs) -> tuple[str | None, list[tuple[str, Any]]]:
-    """(type key, every field with its value or default) for an op call; else attrs as given."""
-    opdef = _ops.lookup(op.name) if isinstance(op, Op) else None
-    if opdef is None:
-        return attrs.type_key, list(attrs.items_)
-    given = dict(attrs.items_)
-    out: list[tuple[str, Any]] = []
-    for f in opdef.attr_fields:
-        if f.name in given:
-            out.append((f.name, given.pop(f.name)))
-        else:
-            out.append((f.name, None if f.default is _ops.NO_DEFAULT else f.default))
-    out.extend((k, v) for k, v in attrs.items_ if k in given)
-    return attrs.type_key or opdef.attrs_type_key, out
-
-
-def printed_call_attrs(op: Expr, attrs: Attrs) -> list[tuple[str, Any]]:
-    """The attrs v0.19 prints for an op call: fields without a default, then non-default ones."""
-    opdef = _ops.lookup(op.name) if isinstance(op, Op) else None
-    if opdef is None:
-        return list(attrs.items_)
-    given = dict(attrs.items_)
-    out: list[tuple[str, Any]] = []
-    for f in opdef.attr_fields:
-        if f.name in given:
-            v = given.pop(f.name)
-        elif f.default is _ops.NO_DEFAULT:
-            v = None
-        else:
-            continue
-        if f.default is _ops.NO_DEFAULT or attr_norm(v) != attr_norm(f.default):
-            out.append((f.name, v))
-    out.extend((k, v) for k, v in attrs.items_ if k in given)
-    return out
 
 
 # ------------------------------------------------------------------------------------ printer
@@ -558,8 +501,6 @@ class _Printer:
             return None
         if not self.show_meta:
             return META_OMITTED
-        from .json_io import save_metadata
-
         return "#[metadata]\n" + save_metadata(self.meta)
 
 
