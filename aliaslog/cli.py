@@ -16,7 +16,7 @@ from extractor.diagnostics import LocatedError
 from .batch import command as batch_command
 from .loading import (
     UsageError,
-    load_module,
+    load_relay,
     publish_facts,
     write_atomically,
     write_text_atomically,
@@ -46,7 +46,7 @@ def is_relax_file(path: str) -> bool:
 def _cmd_parse(args: argparse.Namespace) -> int:
     from extractor.relay.printer import astext
 
-    mod = load_module(args.file)
+    mod = load_relay(args.file)
     if args.types:
         from extractor.relay.typeinfer import infer_types
 
@@ -58,7 +58,7 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 
 def _load_inputs(args: argparse.Namespace, fn: object) -> list[np.ndarray]:
-    from .interpreter import random_inputs
+    from extractor.relay.interpreter import random_inputs
 
     if args.random is not None:
         return random_inputs(fn, args.random)  # type: ignore[arg-type]
@@ -73,11 +73,10 @@ def _load_inputs(args: argparse.Namespace, fn: object) -> list[np.ndarray]:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from extractor.relay.interpreter import evaluate, flatten_value
     from extractor.relay.typeinfer import infer_types
 
-    from .interpreter import evaluate, flatten_value
-
-    mod = infer_types(load_module(args.file)).module
+    mod = infer_types(load_relay(args.file)).module
     if args.entry not in mod.functions:
         raise UsageError(f"{args.file}: no function @{args.entry}")
     inputs = _load_inputs(args, mod.functions[args.entry])
@@ -98,11 +97,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _cmd_grad(args: argparse.Namespace) -> int:
     from extractor.relay.printer import astext
+    from extractor.relay.transforms.gradient import gradient_module
     from extractor.relay.typeinfer import infer_types
 
-    from .gradient import gradient_module
-
-    mod = infer_types(load_module(args.file)).module
+    mod = infer_types(load_relay(args.file)).module
     grad = infer_types(gradient_module(mod, entry=args.entry))
     text = astext(grad.module, types=grad.types if args.types else None)
     _emit(text, args.output)
@@ -114,7 +112,7 @@ def _cmd_anf(args: argparse.Namespace) -> int:
     from extractor.relay.transforms.anf import to_a_normal_form
     from extractor.relay.typeinfer import infer_types
 
-    anf = to_a_normal_form(load_module(args.file)).module
+    anf = to_a_normal_form(load_relay(args.file)).module
     typed = infer_types(anf) if args.types else None
     _emit(astext(typed.module if typed else anf, types=typed.types if typed else None),
           args.output)
@@ -126,11 +124,11 @@ def _cmd_dce(args: argparse.Namespace) -> int:
         return relax_cli.cmd_dce(args)
     from extractor.relay.printer import astext
 
-    from .dce import dce
+    from .dce import relay_dce
 
-    mod = load_module(args.file)
+    mod = load_relay(args.file)
     options = _analysis_options(args) if args.mode == "analysis" else {}
-    out = dce(mod, mode=args.mode, inline_once=args.inline_once, **options)
+    out = relay_dce(mod, mode=args.mode, inline_once=args.inline_once, **options)
     _emit(astext(out), args.output)
     return 0
 
@@ -150,7 +148,7 @@ def _analysis_options(args: argparse.Namespace) -> dict[str, object]:
 def _analyze(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from .analysis import analyze
 
-    mod = load_module(args.file)
+    mod = load_relay(args.file)
     return analyze(mod, keep_files=getattr(args, "keep_files", None), **_analysis_options(args))
 
 
@@ -161,7 +159,7 @@ def _cmd_facts(args: argparse.Namespace) -> int:
 
     from .analysis import analysis_program
 
-    mod = analysis_program(load_module(args.file))
+    mod = analysis_program(load_relay(args.file))
     extraction = extract_relay(mod, args.entry, load_op_effects(*args.op_effects))
     print(publish_facts(extraction.facts, args.output))
     return 0
@@ -230,9 +228,10 @@ def _cmd_precision(args: argparse.Namespace) -> int:
     import io
     import json
 
+    from extractor.relay.transforms.gradient import gradient_module
+    from extractor.relay.transforms.training import training_step
     from extractor.relay.typeinfer import infer_types
 
-    from .gradient import gradient_module
     from .precision import (
         ALL_VARIANTS,
         Variant,
@@ -243,7 +242,6 @@ def _cmd_precision(args: argparse.Namespace) -> int:
         summary,
         svg,
     )
-    from .training import training_step
 
     try:
         variants = tuple(Variant.parse(v) for v in args.variants.split(",")) \
@@ -255,7 +253,7 @@ def _cmd_precision(args: argparse.Namespace) -> int:
         raise UsageError("no .relay programs in " + ", ".join(args.paths))
     rows = []
     for i, path in enumerate(files, 1):
-        mod = infer_types(load_module(path)).module
+        mod = infer_types(load_relay(path)).module
         if args.transform == "gradient":
             mod = gradient_module(mod)
         elif args.transform == "training-step":  # keep the weights' gradients, drop the data's
@@ -287,7 +285,7 @@ def _cmd_precision(args: argparse.Namespace) -> int:
 def _cmd_demo(args: argparse.Namespace) -> int:
     from .scenario import format_table, run_seed_scenario, run_training_scenario
 
-    mod = load_module(args.file)
+    mod = load_relay(args.file)
     print(f"seed program: {args.file} (apache/tvm #6803)\n")
     print("1. The issue's script: higher-order gradient, then DCE; the gradient program returns")
     print("   every gradient. Max |output - output without DCE| for each DCE mode:\n")

@@ -31,7 +31,7 @@ def read_text(path: str | os.PathLike[str]) -> str:
         raise UsageError(f"{path}: cannot read: {exc}") from None
 
 
-def load_module(path: str | os.PathLike[str]) -> Module:
+def load_relay(path: str | os.PathLike[str]) -> Module:
     """A Relay module from TVM's text format or, for `.json` files, tvm.ir.save_json output."""
     text = read_text(path)
     name = str(path)

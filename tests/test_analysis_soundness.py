@@ -31,15 +31,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from aliaslog.dce import dce
-from aliaslog.gradient import gradient_module
+from aliaslog.dce import relay_dce as dce
 from aliaslog.oracle import (
     Observation,
     difference,
 )
 from aliaslog.oracle import run_observed as run
 from aliaslog.scenario import count_lets
-from aliaslog.training import training_step
 from extractor.relay.ast import (
     Expr,
     ExprMutator,
@@ -50,6 +48,8 @@ from extractor.relay.ast import (
     post_order,
 )
 from extractor.relay.parser import parse, parse_file
+from extractor.relay.transforms.gradient import gradient_module
+from extractor.relay.transforms.training import training_step
 from extractor.relay.typeinfer import infer_types
 
 DATA = Path(__file__).parent / "data" / "analysis"

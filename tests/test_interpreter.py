@@ -7,16 +7,6 @@ import math
 import numpy as np
 import pytest
 
-from aliaslog.interpreter import (
-    Closure,
-    ConstructorValue,
-    EvalError,
-    RefCell,
-    eval_expr,
-    evaluate,
-    flatten_value,
-    random_inputs,
-)
 from extractor.diagnostics import Span
 from extractor.relay.ast import (
     Attrs,
@@ -48,6 +38,16 @@ from extractor.relay.ast import (
     TypeVar,
     Var,
     const,
+)
+from extractor.relay.interpreter import (
+    Closure,
+    ConstructorValue,
+    EvalError,
+    RefCell,
+    eval_expr,
+    evaluate,
+    flatten_value,
+    random_inputs,
 )
 from extractor.relay.ops import attr
 

@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from extractor.diagnostics import LocatedError, Span
-from extractor.relay.ast import (
+from ..diagnostics import LocatedError, Span
+from .ast import (
     Call,
     Constant,
     Constructor,
@@ -52,8 +52,8 @@ from extractor.relay.ast import (
     pattern_vars,
     type_str,
 )
-from extractor.relay.ops import OpError, lookup, np_dtype
-from extractor.relay.transforms.prepare import prepare, prepare_expr
+from .ops import OpError, lookup, np_dtype
+from .transforms.prepare import prepare, prepare_expr
 
 
 class EvalError(LocatedError):

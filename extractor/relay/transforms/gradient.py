@@ -16,8 +16,8 @@ import re
 import sys
 from collections.abc import Callable
 
-from extractor.diagnostics import Span, gc_paused
-from extractor.relay.ast import (
+from ...diagnostics import Span, gc_paused
+from ..ast import (
     UNIT,
     Call,
     Clause,
@@ -50,9 +50,9 @@ from extractor.relay.ast import (
     children,
     post_order,
 )
-from extractor.relay.errors import RelayTypeError
-from extractor.relay.ops import GradRule, RuleError, lookup
-from extractor.relay.typeinfer import infer_types
+from ..errors import RelayTypeError
+from ..ops import GradRule, RuleError, lookup
+from ..typeinfer import infer_types
 
 BPT: Type = RefType(FuncType((), UNIT))
 """`ref(fn () -> ())`: the cell holding the current backpropagator."""
