@@ -22,7 +22,6 @@ from typing import NamedTuple
 from ...diagnostics import gc_paused
 from ..ast import (
     Call,
-    Clause,
     Constant,
     Constructor,
     Expr,
@@ -47,6 +46,7 @@ from ..ast import (
     Var,
     children,
     pattern_vars,
+    with_children,
 )
 from ..errors import RelayTypeError
 from ..ops import lookup
@@ -430,48 +430,6 @@ def _rebuild(
     if isinstance(e, Var):
         v = inlined.get(id(e))
         return e if v is None else memo[id(v)]
-    if isinstance(e, Function):
-        body = memo[id(e.body)]
-        if body is e.body:
-            return e
-        return Function(e.params, body, e.ret_type, e.type_params, e.attrs, span=e.span)
-    if isinstance(e, Call):
-        op = memo[id(e.op)]
-        args = tuple(memo[id(a)] for a in e.args)
-        if op is e.op and _same(args, e.args):
-            return e
-        return Call(op, args, e.attrs, e.type_args, span=e.span)
-    if isinstance(e, Tuple):
-        fields = tuple(memo[id(f)] for f in e.fields)
-        return e if _same(fields, e.fields) else Tuple(fields, span=e.span)
-    if isinstance(e, TupleGetItem):
-        t = memo[id(e.tuple_value)]
-        return e if t is e.tuple_value else TupleGetItem(t, e.index, span=e.span)
-    if isinstance(e, If):
-        c, t, f = memo[id(e.cond)], memo[id(e.true_branch)], memo[id(e.false_branch)]
-        if c is e.cond and t is e.true_branch and f is e.false_branch:
-            return e
-        return If(c, t, f, span=e.span)
-    if isinstance(e, RefCreate):
-        v = memo[id(e.value)]
-        return e if v is e.value else RefCreate(v, span=e.span)
-    if isinstance(e, RefRead):
-        r = memo[id(e.ref)]
-        return e if r is e.ref else RefRead(r, span=e.span)
-    if isinstance(e, RefWrite):
-        r, v = memo[id(e.ref)], memo[id(e.value)]
-        return e if r is e.ref and v is e.value else RefWrite(r, v, span=e.span)
-    if isinstance(e, Match):
-        data = memo[id(e.data)]
-        clauses = tuple(
-            c if memo[id(c.rhs)] is c.rhs else Clause(c.lhs, memo[id(c.rhs)], span=c.span)
-            for c in e.clauses
-        )
-        if data is e.data and _same(clauses, e.clauses):
-            return e
-        return Match(data, clauses, e.complete, span=e.span)
-    return e  # GlobalVar, Op, Constructor, Constant
+    # parameters and pattern variables are no dependencies: they stay as they are
+    return with_children(e, lambda c: memo.get(id(c), c))
 
-
-def _same(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
