@@ -11,6 +11,7 @@ Adding an operator is one `register(OpDef(...))` in the module of its family (a 
 operator may be registered the same way before parsing).
 """
 
+# importing the families declares their operators
 from . import conv, elementwise, indexing, memory, nn, pooling, reductions, transform  # noqa: F401
 from .grad import RuleError
 from .kernel import np_dtype

@@ -28,6 +28,7 @@ def np_dtype(dtype: str) -> np.dtype:
 
 
 def tensor(x: Any, what: str = "argument") -> np.ndarray:
+    """x, which must be a tensor (`what` names it in the error)."""
     if not isinstance(x, np.ndarray):
         raise OpError(f"expected a tensor {what}, got {type(x).__name__}")
     return x
@@ -43,12 +44,14 @@ def ints(v: Any) -> tuple[int, ...]:
 
 
 def axis(a: int, ndim: int) -> int:
+    """A possibly negative axis of a rank-`ndim` tensor, normalised into [0, ndim)."""
     if not -ndim <= a < max(ndim, 1):
         raise OpError(f"axis {a} is out of range for a tensor of rank {ndim}")
     return a + ndim if a < 0 else a
 
 
 def out_dtype(attrs: Attrs, opname: str, default: np.dtype) -> np.dtype:
+    """The `out_dtype` attribute as a numpy dtype; `default` when it is unset (empty)."""
     od = attr(attrs, opname, "out_dtype")
     return np_dtype(od) if od else default
 
@@ -66,6 +69,7 @@ def pad4(padding: Any, opname: str) -> tuple[int, int, int, int]:
 
 
 def pair(v: Any, what: str) -> tuple[int, int]:
+    """A 2-D attribute (strides, dilation, ...) from 1 or 2 values."""
     p = ints(v)
     if len(p) == 1:
         return (p[0], p[0])
@@ -75,6 +79,7 @@ def pair(v: Any, what: str) -> tuple[int, int]:
 
 
 def triple(v: Any, what: str) -> tuple[int, int, int]:
+    """A 3-D attribute (strides, dilation, ...) from 1 or 3 values."""
     p = ints(v)
     if len(p) == 1:
         return (p[0], p[0], p[0])

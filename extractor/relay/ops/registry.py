@@ -46,7 +46,7 @@ class AttrField:
         return None if self.default is NO_DEFAULT else self.default
 
 
-def F(name: str, default: object = NO_DEFAULT, *, nullable: bool = False,  # noqa: N802
+def F(name: str, default: object = NO_DEFAULT, *, nullable: bool = False,
       pod_int: bool = False) -> AttrField:
     """Shorthand for `AttrField` in the declarations."""
     return AttrField(name, default, nullable, pod_int)

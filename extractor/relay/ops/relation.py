@@ -120,12 +120,14 @@ def tensor_fields(args: Sequence[Type], i: int) -> list[TensorType]:
 
 
 def integer(v: Any, what: str) -> int:
+    """The attribute `what` as an int (a bool is not one)."""
     if isinstance(v, bool) or not isinstance(v, int):
         raise RelError(f"attribute {what} must be an integer, not {v!r}")
     return v
 
 
 def ints(v: Any, what: str) -> tuple[int, ...]:
+    """The attribute `what`, an int or a list of ints, as a tuple."""
     if isinstance(v, int) and not isinstance(v, bool):
         return (v,)
     if isinstance(v, tuple | list):
@@ -134,6 +136,7 @@ def ints(v: Any, what: str) -> tuple[int, ...]:
 
 
 def pair(v: Any, what: str) -> tuple[int, int]:
+    """A 2-D attribute (strides, dilation, ...) from 1 or 2 values."""
     xs = ints(v, what)
     if len(xs) == 1:
         return xs[0], xs[0]
@@ -155,6 +158,7 @@ def pad4(v: Any) -> tuple[int, int, int, int]:
 
 
 def triple(v: Any, what: str) -> tuple[int, int, int]:
+    """A 3-D attribute (strides, dilation, ...) from 1 or 3 values."""
     xs = ints(v, what)
     if len(xs) == 1:
         return xs[0], xs[0], xs[0]
@@ -185,18 +189,22 @@ def axis(axis: Any, rank: int, t: TensorType, arg: int = 0, extra: int = 0) -> i
 
 
 def dim_eq(a: Dim, b: Dim) -> bool:
+    """Whether two dims may be equal (`?` matches any)."""
     return a is None or b is None or a == b
 
 
 def shape_eq(a: Shape, b: Shape) -> bool:
+    """Whether two shapes may be equal, dim by dim."""
     return len(a) == len(b) and all(dim_eq(x, y) for x, y in zip(a, b, strict=False))
 
 
 def add_dims(*ds: Dim) -> Dim:
+    """The sum of dims, `?` if any is."""
     return None if any(d is None for d in ds) else sum(d for d in ds if d is not None)
 
 
 def numel(shape: Shape) -> int | None:
+    """The number of elements, None if a dim is `?`."""
     return None if any(d is None for d in shape) else prod(d for d in shape if d is not None)
 
 
@@ -222,12 +230,14 @@ def broadcast_shapes(a: Shape, b: Shape) -> Shape | None:
 
 
 def layout(v: Any, letters: str, what: str) -> str:
+    """A layout attribute, which must be a permutation of `letters` (e.g. NCHW)."""
     if not isinstance(v, str) or sorted(v) != sorted(letters):
         raise RelError(f"unsupported {what} {v!r} (a permutation of {letters} is expected)")
     return v
 
 
 def dtype_attr(attrs: OpAttrs, key: str = "dtype") -> str:
+    """A dtype attribute, which must be a non-empty string."""
     d = attrs[key]
     if not isinstance(d, str) or not d:
         raise RelError(f"attribute {key} must be a dtype string, not {d!r}")
@@ -235,6 +245,7 @@ def dtype_attr(attrs: OpAttrs, key: str = "dtype") -> str:
 
 
 def conv_out(size: Dim, k: Dim, stride: int, dil: int, pad: int, ceil: bool = False) -> Dim:
+    """The output size of a window of size k sliding over `size` (convolutions and pools)."""
     if size is None or k is None:
         return None
     if stride <= 0 or dil <= 0:
@@ -247,5 +258,6 @@ def conv_out(size: Dim, k: Dim, stride: int, dil: int, pad: int, ceil: bool = Fa
 
 
 def identity(args: Sequence[Type], attrs: OpAttrs) -> Type:
+    """The relation of an op whose result has its (tensor) argument's type."""
     return tensor(args, 0)
 
