@@ -18,9 +18,9 @@ from extractor.relay.transforms.prepare import Prepared
 from .analysis import AnalysisResult
 
 
-def remove_bindings(result: AnalysisResult) -> A.Module:
+def remove_relay_bindings(result: AnalysisResult) -> A.Module:
     """The analysed program without the bindings `result` marks removable, folded back."""
-    assert result.prepared is not None, "remove_bindings needs a result of analyze()"
+    assert result.prepared is not None, "remove_relay_bindings needs a result of analyze()"
     dead = {id(let) for let in result.analysed_removable()}
     return fold(result.extraction.module, result.prepared, dead)
 

@@ -14,13 +14,13 @@ from types import FrameType
 
 import numpy as np
 
+from extractor.diagnostics import LocatedError
 from extractor.relay.ast import Expr, Let, Module, Var, post_order
-from extractor.relay.errors import LocatedError
 
 from .batch import command as batch_command
 from .loading import (
     UsageError,
-    load_module,
+    load_relay,
     output_dir,
     output_dir_arg,
     output_file_arg,
@@ -54,7 +54,7 @@ def is_relax_file(path: str) -> bool:
 def _cmd_parse(args: argparse.Namespace) -> int:
     from extractor.relay.printer import astext
 
-    mod = load_module(args.file)
+    mod = load_relay(args.file)
     if args.types:
         from extractor.relay.typeinfer import infer_types
 
@@ -66,7 +66,7 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 
 def _load_inputs(args: argparse.Namespace, fn: object) -> list[np.ndarray]:
-    from .interpreter import random_inputs
+    from extractor.relay.interpreter import random_inputs
 
     if args.random is not None:
         return random_inputs(fn, args.random)  # type: ignore[arg-type]
@@ -81,11 +81,10 @@ def _load_inputs(args: argparse.Namespace, fn: object) -> list[np.ndarray]:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from extractor.relay.interpreter import evaluate, flatten_value
     from extractor.relay.typeinfer import infer_types
 
-    from .interpreter import evaluate, flatten_value
-
-    mod = infer_types(load_module(args.file)).module
+    mod = infer_types(load_relay(args.file)).module
     if args.entry not in mod.functions:
         raise UsageError(f"{args.file}: no function @{args.entry}")
     inputs = _load_inputs(args, mod.functions[args.entry])
@@ -106,12 +105,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _cmd_grad(args: argparse.Namespace) -> int:
     from extractor.relay.printer import astext
+    from extractor.relay.transforms.gradient import gradient_module
+    from extractor.relay.transforms.training import training_step
     from extractor.relay.typeinfer import infer_types
 
-    from .gradient import gradient_module
-    from .training import training_step
-
-    mod = infer_types(load_module(args.file)).module
+    mod = infer_types(load_relay(args.file)).module
     if args.training_step:
         if args.entry != "main":
             raise UsageError("--training-step differentiates @main (it wraps it as @main_grad)")
@@ -147,11 +145,11 @@ def _cmd_dce(args: argparse.Namespace) -> int:
         return relax_cli.cmd_dce(args)
     from extractor.relay.printer import astext
 
-    from .dce import dce
+    from .dce import relay_dce
 
     mod = _load_checked(args.file)
     options = _analysis_options(args) if args.mode == "analysis" else {}
-    out = dce(mod, mode=args.mode, inline_once=args.inline_once, **options)
+    out = relay_dce(mod, mode=args.mode, inline_once=args.inline_once, **options)
     _emit(astext(out), args.output)
     print(removal_summary(mod, out, args.mode), file=sys.stderr)
     return 0
@@ -194,7 +192,7 @@ def _load_checked(path: str):  # type: ignore[no-untyped-def]
     ill-typed one with the located type error, before writing anything."""
     from extractor.relay.typeinfer import infer_types
 
-    mod = load_module(path)
+    mod = load_relay(path)
     infer_types(mod)
     return mod
 
@@ -306,9 +304,10 @@ def _cmd_precision(args: argparse.Namespace) -> int:
     import io
     import json
 
+    from extractor.relay.transforms.gradient import gradient_module
+    from extractor.relay.transforms.training import training_step
     from extractor.relay.typeinfer import infer_types
 
-    from .gradient import gradient_module
     from .precision import (
         markdown,
         measure,
@@ -317,7 +316,6 @@ def _cmd_precision(args: argparse.Namespace) -> int:
         summary,
         svg,
     )
-    from .training import training_step
 
     try:
         variants = tuple(AnalysisOptions.parse(v) for v in args.variants.split(",")) \
@@ -331,7 +329,7 @@ def _cmd_precision(args: argparse.Namespace) -> int:
         raise UsageError("no .relay programs in " + ", ".join(args.paths))
     rows = []
     for i, path in enumerate(files, 1):
-        mod = infer_types(load_module(path)).module
+        mod = infer_types(load_relay(path)).module
         if args.transform == "gradient":
             mod = gradient_module(mod)
         elif args.transform == "training-step":  # keep the weights' gradients, drop the data's
@@ -363,7 +361,7 @@ def _cmd_precision(args: argparse.Namespace) -> int:
 def _cmd_demo(args: argparse.Namespace) -> int:
     from .scenario import format_table, run_seed_scenario, run_training_scenario
 
-    mod = load_module(args.file)
+    mod = load_relay(args.file)
     print(f"seed program: {args.file} (apache/tvm #6803)\n")
     print("1. The issue's script: higher-order gradient, then DCE; the gradient program returns")
     print("   every gradient. Max |output - output without DCE| for each DCE mode:\n")

@@ -8,9 +8,9 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from extractor.diagnostics import LocatedError
 from extractor.facts import FactSet
 from extractor.relay.ast import Expr, Function, Module
-from extractor.relay.errors import LocatedError
 from extractor.relay.json_io import load_json
 from extractor.relay.parser import decode_source, parse
 
@@ -37,7 +37,7 @@ def read_text(path: str | os.PathLike[str]) -> str:
     return decode_source(data, str(path))
 
 
-def load_module(path: str | os.PathLike[str]) -> Module:
+def load_relay(path: str | os.PathLike[str]) -> Module:
     """A Relay module from TVM's text format or, for `.json` files, tvm.ir.save_json output."""
     if str(path).endswith(".py"):
         raise UsageError(f"{path}: a TVMScript (Relax) file; this command reads Relay programs "

@@ -16,9 +16,16 @@ from typing import Any
 import numpy as np
 
 from extractor.relay import ast as A
+from extractor.relay.interpreter import (
+    Closure,
+    ConstructorValue,
+    RefCell,
+    eval_expr,
+    evaluate,
+    random_inputs,
+)
 
 from .analysis import AnalysisResult
-from .interpreter import Closure, ConstructorValue, RefCell, eval_expr, evaluate, random_inputs
 
 CLOSURE_CALLS = 2  # each returned closure is called this many times when observing a result
 MAX_CLOSURE_DEPTH = 3  # closures returned by closures are followed this deep

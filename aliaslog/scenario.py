@@ -7,13 +7,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from extractor.relay.ast import Let, Module, RefRead, RefWrite, TupleType, post_order
+from extractor.relay.interpreter import evaluate, flatten_value, random_inputs
+from extractor.relay.transforms.gradient import gradient_module
+from extractor.relay.transforms.training import training_step
 from extractor.relay.typeinfer import infer_types
 
-from .dce import dce
-from .gradient import gradient_module
-from .interpreter import evaluate, flatten_value, random_inputs
+from .dce import MODES, relay_dce
 from .options import DEFAULT_ENGINE, EngineOptions
-from .training import training_step
 
 BASELINE = "none"
 
@@ -62,9 +62,6 @@ def output_names(mod: Module, entry: str = "main") -> list[str]:
     return primal_names + [f"d{p.name_hint}" for p in fn.params]
 
 
-MODES = ("assume-pure", "purity", "analysis")
-
-
 def compare_dce(
     program: Module, names: list[str], seed: int = 0, modes: tuple[str, ...] = MODES,
     engine: EngineOptions = DEFAULT_ENGINE,
@@ -77,7 +74,7 @@ def compare_dce(
     result.ref_ops[BASELINE] = count_ref_ops(program)
     for mode in modes:
         options = {"engine": engine} if mode == "analysis" else {}
-        pruned = dce(program, mode=mode, **options)
+        pruned = relay_dce(program, mode=mode, **options)
         result.outputs[mode] = flatten_value(evaluate(pruned, args))
         result.bindings[mode] = count_lets(pruned)
         result.ref_ops[mode] = count_ref_ops(pruned)

@@ -25,12 +25,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from aliaslog.analysis import analyze  # noqa: E402
-from aliaslog.analysis_dce import remove_bindings  # noqa: E402
+from aliaslog.analysis_dce import remove_relay_bindings  # noqa: E402
 from aliaslog.engines import available_engines  # noqa: E402
-from aliaslog.gradient import gradient_module  # noqa: E402
 from aliaslog.options import EngineOptions  # noqa: E402
 from benchmarks.mlp_chain import mlp_chain  # noqa: E402
 from extractor.relay.parser import parse, parse_file  # noqa: E402
+from extractor.relay.transforms.gradient import gradient_module  # noqa: E402
 from extractor.relay.typeinfer import infer_types  # noqa: E402
 
 SEED = Path(__file__).resolve().parents[1] / "tests" / "data" / "seed_issue_program.relay"
@@ -42,7 +42,7 @@ def seed_end_to_end(engine: str) -> tuple[float, int]:
     t0 = time.perf_counter()
     grad = gradient_module(infer_types(parse_file(SEED)).module)
     result = analyze(grad, engine=EngineOptions(engine), explain=False)
-    remove_bindings(result)
+    remove_relay_bindings(result)
     return time.perf_counter() - t0, len(result.kept_ids) + len(result.removable_ids)
 
 

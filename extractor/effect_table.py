@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .relay.errors import LocatedError, Span
+from .diagnostics import LocatedError, Span
 from .schema import EFFECTS
 
 

@@ -20,8 +20,8 @@ from pathlib import Path
 import tvm
 from tvm import relax
 
+from .diagnostics import Span
 from .effect_table import ExtractError
-from .relay.errors import Span
 
 POINTS = ("input", "legalized", "lowered")
 

@@ -8,19 +8,17 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from .effect_table import ExtractError, load_effect_table
 from .facts import FactSet
 from .relay import ast as A
 from .relay.ops import OPS
 
-DEFAULT_OP_EFFECTS = Path(__file__).with_name("op_effects.tsv")
-
 
 def load_op_effects(*paths: str | os.PathLike[str]) -> dict[str, str]:
-    """The Relay operator effect table: the default file, overridden by `paths` in order."""
-    return load_effect_table(DEFAULT_OP_EFFECTS, *paths)
+    """The Relay operator effect table: each registered operator's declared effect, overridden
+    by the tables at `paths` in order (`--op-effects FILE`); an operator not in it is unknown."""
+    return {**{name: op.effect for name, op in OPS.items()}, **load_effect_table(*paths)}
 
 
 @dataclass
@@ -101,7 +99,7 @@ class _Extractor:
         for fn in self.functions:
             self.straight_line_facts(fn)
         for op in sorted(self.ops_used):
-            effect = self.op_effects.get(op, "none" if op in OPS else "unknown")
+            effect = self.op_effects.get(op, "unknown")
             self.f.add("op_effect", op, effect)
         return Extraction(self.f, self.ids, self.mod, self.entry)
 
@@ -395,7 +393,7 @@ class FlowWalk:
         if isinstance(e.op, A.Constructor):
             return True
         if isinstance(e.op, A.Op):
-            effect = self.ex.op_effects.get(e.op.name, "none" if e.op.name in OPS else "unknown")
+            effect = self.ex.op_effects.get(e.op.name, "unknown")
             return effect in ("none", "allocates")
         return False
 

@@ -12,16 +12,16 @@ import pytest
 from aliaslog.analysis import analyze
 from aliaslog.annotate import annotated_text, annotation_document
 from aliaslog.cli import main
-from aliaslog.dce import dce
+from aliaslog.dce import relay_dce as dce
 from aliaslog.engines import solve
-from aliaslog.gradient import gradient_module
-from aliaslog.interpreter import evaluate, flatten_value, random_inputs
 from aliaslog.scenario import count_lets
-from aliaslog.training import training_step
 from datalog_rules import MAIN, RULES_DIR
 from extractor.facts import FactSet, escape_symbol, unescape_symbol
 from extractor.relay import ast as A
+from extractor.relay.interpreter import evaluate, flatten_value, random_inputs
 from extractor.relay.parser import parse, parse_file
+from extractor.relay.transforms.gradient import gradient_module
+from extractor.relay.transforms.training import training_step
 from extractor.relay.typeinfer import infer_types
 from extractor.relay_facts import ExtractError, extract_relay, load_op_effects
 from extractor.schema import EFFECT_CLASSES, EFFECT_KINDS, EFFECTS, souffle_decls

@@ -31,8 +31,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from aliaslog.dce import dce
-from aliaslog.gradient import gradient_module
+from aliaslog.dce import relay_dce as dce
 from aliaslog.options import AnalysisOptions
 from aliaslog.oracle import (
     Observation,
@@ -40,7 +39,6 @@ from aliaslog.oracle import (
 )
 from aliaslog.oracle import run_observed as run
 from aliaslog.scenario import count_lets
-from aliaslog.training import training_step
 from extractor.relay.ast import (
     Expr,
     ExprMutator,
@@ -51,6 +49,8 @@ from extractor.relay.ast import (
     post_order,
 )
 from extractor.relay.parser import parse, parse_file
+from extractor.relay.transforms.gradient import gradient_module
+from extractor.relay.transforms.training import training_step
 from extractor.relay.typeinfer import infer_types
 
 DATA = Path(__file__).parent / "data" / "analysis"

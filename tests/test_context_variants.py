@@ -8,7 +8,7 @@ import pytest
 
 from aliaslog.analysis import analyze
 from aliaslog.cli import main
-from aliaslog.dce import dce
+from aliaslog.dce import relay_dce as dce
 from aliaslog.engines.souffle_backend import souffle_executable
 from aliaslog.options import POINTS_TO, AnalysisOptions
 from aliaslog.oracle import observe, unsound_findings

@@ -15,8 +15,8 @@ from __future__ import annotations
 import pytest
 
 from aliaslog.analysis import analyze
-from aliaslog.interpreter import evaluate, random_inputs
 from extractor.relay import ast as A
+from extractor.relay.interpreter import evaluate, random_inputs
 
 from .conftest import EMBEDDED
 from .test_analysis_soundness import IDS, PROGRAMS, SEEDS, build

@@ -30,8 +30,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis.control import current_build_context
 
 from aliaslog.analysis import AnalysisResult, analyze
-from aliaslog.analysis_dce import remove_bindings
-from aliaslog.dce import dce
+from aliaslog.analysis_dce import remove_relay_bindings as remove_bindings
+from aliaslog.dce import relay_dce as dce
 from aliaslog.engines.souffle_backend import souffle_executable
 from aliaslog.options import AnalysisOptions
 from aliaslog.oracle import run_observed

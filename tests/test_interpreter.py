@@ -7,18 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from aliaslog.interpreter import (
-    Closure,
-    ConstructorValue,
-    EvalError,
-    RefCell,
-    eval_expr,
-    evaluate,
-    flatten_value,
-    random_inputs,
-)
-from aliaslog.op_impls import OP_IMPLS, attr
-from extractor.relay import ops as relay_ops
+from extractor.diagnostics import Span
 from extractor.relay.ast import (
     Attrs,
     Call,
@@ -50,7 +39,20 @@ from extractor.relay.ast import (
     Var,
     const,
 )
-from extractor.relay.errors import Span
+from extractor.relay.interpreter import (
+    Closure,
+    ConstructorValue,
+    EvalError,
+    RefCell,
+    eval_expr,
+    evaluate,
+    flatten_value,
+    random_inputs,
+)
+from extractor.relay.ops import attr
+
+from . import op_registry as relay_ops
+from .op_registry import OP_IMPLS
 
 RNG = np.random.default_rng(0)
 

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from aliaslog.analysis import analysis_program
-from aliaslog.interpreter import evaluate, flatten_value, random_inputs
 from extractor.relay.ast import Let, post_order
+from extractor.relay.interpreter import evaluate, flatten_value, random_inputs
 from extractor.relay.parser import parse
 
 from .test_fuzz import VARIANTS, check_program

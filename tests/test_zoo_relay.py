@@ -15,9 +15,6 @@ import numpy as np
 import pytest
 
 from aliaslog import loading
-from aliaslog.grad_rules import get_rule
-from aliaslog.gradient import gradient_module
-from aliaslog.interpreter import evaluate, random_inputs
 from aliaslog.zoo.relay_layers import pad_tuple2d, pad_tuple3d
 from aliaslog.zoo.relay_models import (
     RELAY_MODELS,
@@ -38,8 +35,11 @@ from extractor.relay.ast import (
     TupleGetItem,
     post_order,
 )
+from extractor.relay.interpreter import evaluate, random_inputs
 from extractor.relay.parser import parse
 from extractor.relay.printer import astext
+from extractor.relay.transforms.gradient import gradient_module
+from extractor.relay.transforms.gradient import gradient_rule as get_rule
 from extractor.relay.typeinfer import infer_types
 
 HEAD = {"nn.batch_flatten": 1, "nn.dense": 1, "nn.bias_add": 1, "nn.softmax": 1}
@@ -397,8 +397,8 @@ def test_write_relay_zoo_leaves_no_partial_file(tmp_path, monkeypatch) -> None:
 
 
 def test_gradient_failure_is_reported(tmp_path, monkeypatch) -> None:
-    from aliaslog import gradient as gradient_pass
     from extractor.relay.errors import RelayTypeError
+    from extractor.relay.transforms import gradient as gradient_pass
 
     def broken(mod):  # noqa: ANN001, ANN202
         raise RelayTypeError("cannot differentiate this")

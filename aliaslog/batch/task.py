@@ -95,7 +95,7 @@ def run(task: Task, began: Callable[[], None] = lambda: None) -> dict[str, Any]:
     `began` is called once the worker's imports are done, when the model's own work starts
     (the runner's time limit counts from there).
     """
-    from extractor.relay.errors import LocatedError
+    from extractor.diagnostics import LocatedError
 
     t0 = time.perf_counter()
     stages = _Stages()
@@ -123,16 +123,16 @@ def run(task: Task, began: Callable[[], None] = lambda: None) -> dict[str, Any]:
 
 def _relay(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, Any]:
     with stage("startup"):
+        from extractor.relay.transforms.dead_code import purity_dce
         from extractor.relay.typeinfer import infer_types
 
         from ..analysis import analyze
-        from ..analysis_dce import remove_bindings
-        from ..dce import purity_dce
-        from ..loading import load_module
+        from ..analysis_dce import remove_relay_bindings
+        from ..loading import load_relay
         from ..scenario import count_lets
     began()
     with stage("load"):
-        mod = load_module(task.path)
+        mod = load_relay(task.path)
     with stage("typecheck"):
         typed = infer_types(mod)
     res = analyze(mod, task.analysis_options(), engine=task.engine_options(), explain=False)
@@ -140,7 +140,7 @@ def _relay(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, A
 
     with stage("dce"):
         before = count_lets(mod)
-        remove_bindings(res)  # timed: the DCE itself; it removes what the source view counts
+        remove_relay_bindings(res)  # timed: the DCE itself; it removes what the source view counts
         ours = len(res.removable())
         tvm = before - count_lets(purity_dce(typed.module, typed.type_of))
     return _analysed(res, ours, tvm, "relay purity DCE (#9542)")

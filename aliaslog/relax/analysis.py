@@ -17,6 +17,7 @@ import tvm
 from tvm import relax
 
 from datalog_rules import RELAX_MAIN
+from extractor.diagnostics import gc_paused
 from extractor.relax_facts import (
     RelaxExtraction,
     extract_relax,
@@ -24,7 +25,6 @@ from extractor.relax_facts import (
     load_tir_effects,
 )
 from extractor.relax_load import to_point
-from extractor.relay.gcpause import gc_paused
 
 from ..engines import solve
 from ..pipeline import REASONS, unescape_relations

@@ -8,10 +8,10 @@ float32]`) as `create_workload`'s InferType does. Parameter values (TVM's Xavier
 made: the zoo is for analysing programs, and the interpreter can take any inputs.
 
 `write_relay_zoo` prints each model to `<name>.relay` and, when every op in it has a gradient rule,
-its higher-order gradient (`aliaslog.gradient.gradient_module`) to `<name>.grad.relay`, plus a
-`zoo.json` index. v0.19 has no gradient for `split` (lstm), `nn.batch_norm`, `nn.dropout`,
-`nn.conv2d_transpose`, `nn.conv3d` or `nn.adaptive_avg_pool3d`, so only mlp and dqn get a
-gradient file; the index says why the others have none.
+its higher-order gradient (`extractor.relay.transforms.gradient.gradient_module`) to
+`<name>.grad.relay`, plus a `zoo.json` index. v0.19 has no gradient for `split` (lstm),
+`nn.batch_norm`, `nn.dropout`, `nn.conv2d_transpose`, `nn.conv3d` or `nn.adaptive_avg_pool3d`,
+so only mlp and dqn get a gradient file; the index says why the others have none.
 
 Deviations: `lstm`'s default is the (iterations=1, num_hidden=1) form the printer tests use
 (`get_workload` has no defaults); `densenet-121` keeps `get_workload`'s batch size of 4.
@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from aliaslog.loading import write_text_atomically
+from extractor.diagnostics import LocatedError
 from extractor.relay.ast import (
     Call,
     Expr,
@@ -43,7 +44,6 @@ from extractor.relay.ast import (
     free_vars,
     post_order,
 )
-from extractor.relay.errors import LocatedError
 from extractor.relay.printer import astext
 from extractor.relay.typeinfer import Typed, infer_types
 
@@ -727,9 +727,9 @@ def op_counts(mod: Module) -> Counter[str]:
 
 def gradient_blockers(mod: Module) -> list[str]:
     """The ops of mod without a gradient rule (sorted): why its gradient cannot be taken."""
-    from aliaslog.grad_rules import get_rule
+    from extractor.relay.transforms.gradient import gradient_rule
 
-    return sorted(name for name in op_counts(mod) if get_rule(name) is None)
+    return sorted(name for name in op_counts(mod) if gradient_rule(name) is None)
 
 
 # ------------------------------------------------------------------------------------ writing
@@ -791,7 +791,7 @@ def _write_model(name: str, out: Path, gradient: bool, types: bool) -> ZooEntry:
         entry.no_gradient = "no gradient rule for " + ", ".join(blockers)
         return entry
     try:
-        from aliaslog.gradient import gradient_module
+        from extractor.relay.transforms.gradient import gradient_module
 
         grad = infer_types(gradient_module(mod))
         grad_path = out / f"{name}.grad.relay"

@@ -5,9 +5,8 @@ alpha-equality, type inference, JSON), the interpreter, the gradient, the DCEs a
 transforms the debug executor's Prepare runs, the op registry (to name unregistered ops) and
 the Relay model zoo (TVM's `relay.testing` workloads).
 
-After the move of the interpreter, op registry, gradient and DCE into `extractor/relay/`
-(branch relay-package), repoint only the imports below; nothing else in the harness names a
-project module. `PROJECT_DIRS` must keep covering every package the project's code lives in
+Nothing else in the harness names a project module: a move in the project is an edit here.
+`PROJECT_DIRS` must keep covering every package the project's code lives in
 (a crash raised there is the project's, elsewhere the harness's).
 """
 
@@ -17,9 +16,12 @@ from pathlib import Path
 
 import aliaslog
 import extractor
-from aliaslog.dce import dce
-from aliaslog.gradient import gradient, gradient_module
-from aliaslog.interpreter import (
+from aliaslog.dce import relay_dce as dce
+from aliaslog.zoo import relay_models as zoo
+from extractor.relay import ast
+from extractor.relay.alpha import alpha_equal, assert_alpha_equal
+from extractor.relay.errors import LocatedError, ParseError, RelayTypeError
+from extractor.relay.interpreter import (
     Closure,
     ConstructorValue,
     EvalError,
@@ -27,16 +29,13 @@ from aliaslog.interpreter import (
     eval_expr,
     evaluate,
 )
-from aliaslog.zoo import relay_models as zoo
-from extractor.relay import ast
-from extractor.relay.alpha import alpha_equal, assert_alpha_equal
-from extractor.relay.errors import LocatedError, ParseError, RelayTypeError
 from extractor.relay.json_io import load_json, save_json
 from extractor.relay.ops import OPS, lookup, make_call
 from extractor.relay.parser import parse, parse_expr
 from extractor.relay.printer import astext, type_str
 from extractor.relay.transforms.anf import expr_to_a_normal_form, to_a_normal_form
 from extractor.relay.transforms.eta_expand import eta_expand
+from extractor.relay.transforms.gradient import gradient, gradient_module
 from extractor.relay.transforms.simplify_inference import simplify_inference
 from extractor.relay.typeinfer import infer_expr, infer_types
 

@@ -1,13 +1,11 @@
-"""Located user-facing errors: every mistake in a Relay program names file:line:col.
+"""The Relay front end's errors: every mistake in a Relay program names file:line:col.
 
-`Span` and `LocatedError` live in `extractor.diagnostics` and are re-exported here.
+Each is an `extractor.diagnostics.LocatedError` of its own kind.
 """
 
 from __future__ import annotations
 
-from extractor.diagnostics import LocatedError, Span
-
-__all__ = ["JsonLoadError", "LocatedError", "ParseError", "RelayTypeError", "Span"]
+from ..diagnostics import LocatedError
 
 
 class ParseError(LocatedError):

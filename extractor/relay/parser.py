@@ -23,6 +23,7 @@ from typing import TypeVar as _TV
 
 import numpy as np
 
+from ..diagnostics import Span, gc_paused
 from . import ops
 from .ast import (
     EMPTY_ATTRS,
@@ -62,8 +63,7 @@ from .ast import (
     TypeVar,
     Var,
 )
-from .errors import ParseError, Span
-from .gcpause import gc_paused
+from .errors import ParseError
 from .json_io import decode_ndarray
 from .lexer import (
     BOOL,

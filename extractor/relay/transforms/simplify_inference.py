@@ -22,8 +22,7 @@ from ..ast import (
     TupleGetItem,
     post_order,
 )
-from ..op_types import OpAttrs
-from ..ops import lookup, make_call
+from ..ops import OpAttrs, lookup, make_call
 from ..printer import run_deep
 from ..typeinfer import infer_types
 

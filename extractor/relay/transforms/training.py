@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from extractor.relay.ast import (
+from ..ast import (
     Call,
     Expr,
     Function,
@@ -24,9 +24,8 @@ from extractor.relay.ast import (
     Type,
     Var,
 )
-from extractor.relay.errors import RelayTypeError
-from extractor.relay.typeinfer import infer_types
-
+from ..errors import RelayTypeError
+from ..typeinfer import infer_types
 from .gradient import gradient_module
 
 GRAD_NAME = "main_grad"

@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from extractor.relay.ast import (
+from ..diagnostics import LocatedError, Span
+from .ast import (
     Call,
     Constant,
     Constructor,
@@ -49,12 +50,10 @@ from extractor.relay.ast import (
     Type,
     Var,
     pattern_vars,
+    type_str,
 )
-from extractor.relay.errors import LocatedError, Span
-from extractor.relay.ops import OPS
-from extractor.relay.transforms.prepare import prepare, prepare_expr
-
-from .op_impls import OP_IMPLS, OpError, np_dtype
+from .ops import OpError, lookup, np_dtype
+from .transforms.prepare import prepare, prepare_expr
 
 
 class EvalError(LocatedError):
@@ -363,16 +362,15 @@ class _Machine:
         name = op.name
         args = self._pop_n(len(e.args))
         span = e.span or op.span
-        impl = OP_IMPLS.get(name)
-        opdef = OPS.get(name)
-        if impl is None:
-            if opdef is None:
-                raise EvalError(f"unknown operator {name}", span)
+        opdef = lookup(name)
+        if opdef is None:
+            raise EvalError(f"unknown operator {name}", span)
+        if opdef.kernel is None:
             raise EvalError(f"operator {name} is not implemented by the interpreter", span)
-        if opdef is not None and opdef.num_inputs is not None and opdef.num_inputs != len(args):
+        if opdef.num_inputs is not None and opdef.num_inputs != len(args):
             raise EvalError(f"{name} takes {opdef.num_inputs} argument(s), got {len(args)}", span)
         try:
-            out = _normalise(impl(args, e.attrs))
+            out = _normalise(opdef.kernel(args, e.attrs))
         except OpError as exc:
             raise EvalError(f"{name}: {exc} (arguments: {_shape_summary(args)})", span) from exc
         except (ValueError, TypeError, IndexError, ArithmeticError, MemoryError) as exc:
@@ -673,23 +671,6 @@ def _type_mismatch(t: Type | None, v: Value) -> str | None:
     return None
 
 
-def type_str(t: Type | None) -> str:
-    """A Relay-text rendering of a type for messages."""
-    if t is None:
-        return "(no annotation)"
-    if isinstance(t, TensorType):
-        if not t.shape:
-            return t.dtype
-        dims = ", ".join("?" if d is None else str(d) for d in t.shape)
-        return f"Tensor[({dims}), {t.dtype}]"
-    if isinstance(t, TupleType):
-        inner = ", ".join(type_str(f) for f in t.fields)
-        return f"({inner},)" if len(t.fields) == 1 else f"({inner})"
-    if isinstance(t, RefType):
-        return f"ref({type_str(t.value)})"
-    return type(t).__name__
-
-
 def flatten_value(v: Value) -> list[np.ndarray]:
     """The tensors of a value in order (tuples, ADT fields and ref contents are walked)."""
     out: list[np.ndarray] = []
@@ -745,5 +726,6 @@ def _random_of(t: Type | None, rng: np.random.Generator, p: Var, fn: Function) -
         return np.asarray(rng.standard_normal(shape)).astype(dt)
     if isinstance(t, TupleType):
         return tuple(_random_of(f, rng, p, fn) for f in t.fields)
-    raise EvalError(f"parameter %{p.name_hint} has type {type_str(t)}; random inputs need a "
+    shown = "(no annotation)" if t is None else type_str(t)
+    raise EvalError(f"parameter %{p.name_hint} has type {shown}; random inputs need a "
                     "concrete tensor type (or a tuple of them)", p.span or fn.span)

@@ -3,9 +3,10 @@
 `gradient(f)` returns `fn(xs) -> (f(xs), (dxs...))` built from reference cells: every tensor
 value becomes an AD pair `(value, ref(gradient))`, and one cell `bp: ref(fn () -> ())` holds the
 backpropagator chain. Each op call pushes a closure that reads its output gradient, adds the
-op's rule (`aliaslog.grad_rules`) into its arguments' cells and then calls the previous
-closure; calling `ref_read(bp)()` after seeding the output runs the backward pass. The closure
-is put through ToANormalForm; everything else is let-bound by a LetList with `x_N` names.
+op's gradient rule (declared with the op in `extractor.relay.ops`) into its arguments' cells and
+then calls the previous closure; calling `ref_read(bp)()` after seeding the output runs the
+backward pass. The closure is put through ToANormalForm; everything else is let-bound by a
+LetList with `x_N` names.
 See relay-notes §2 for the generated shape; deviations are noted where they happen.
 """
 
@@ -15,7 +16,8 @@ import re
 import sys
 from collections.abc import Callable
 
-from extractor.relay.ast import (
+from ...diagnostics import Span, gc_paused
+from ..ast import (
     UNIT,
     Call,
     Clause,
@@ -48,16 +50,21 @@ from extractor.relay.ast import (
     children,
     post_order,
 )
-from extractor.relay.errors import RelayTypeError, Span
-from extractor.relay.gcpause import gc_paused
-from extractor.relay.typeinfer import infer_types
-
-from .grad_rules import RuleError, get_rule
+from ..errors import RelayTypeError
+from ..ops import GradRule, RuleError, lookup
+from ..typeinfer import infer_types
 
 BPT: Type = RefType(FuncType((), UNIT))
 """`ref(fn () -> ())`: the cell holding the current backpropagator."""
 
 CHECKPOINT = "annotation.checkpoint"
+
+
+def gradient_rule(name: str) -> GradRule | None:
+    """The gradient rule the op registry declares for operator `name`, or None."""
+    opdef = lookup(name)
+    return None if opdef is None else opdef.gradient
+
 
 # ----------------------------------------------------------------------------------------- types
 
@@ -433,7 +440,7 @@ class ReverseAD(ExprMutator):
 
     # -- the op-call core
     def _op_call(self, call: Call, op: Op) -> Expr:
-        rule = get_rule(op.name)
+        rule = gradient_rule(op.name)
         if rule is None:
             raise _Located(f"operator {op.name} has no gradient rule", call.span or op.span)
         ctx = self.ctx
@@ -549,7 +556,7 @@ def _check_syntax(fn: Function, what: str) -> None:
     for n in post_order(fn):
         if isinstance(n, Call) and isinstance(n.op, Op):
             name = n.op.name
-            if name != CHECKPOINT and get_rule(name) is None:
+            if name != CHECKPOINT and gradient_rule(name) is None:
                 raise RelayTypeError(f"operator {name} has no gradient rule (in {what})",
                                      n.span or n.op.span)
     check_no_sharing(fn, what)
