@@ -7,7 +7,8 @@ builds the module with `relax.build(mod, "llvm")`, runs it on the VM three times
 random inputs, then the first again, on one VM) and compares every result and every input
 tensor after the call with the reference semantics (`randmod_relax.evaluate`). Then `aliaslog
 check` (all three extraction points, the fuzzer's packed functions described by
-tests/data/relax/fuzz_packed_effects.tsv) runs on the same module. Per variant:
+tests/data/relax/fuzz_packed_effects.tsv) runs on the same module, and on the module given to
+FoldConstant, which runs kernels at compile time (a write there leaves no trace). Per variant:
 
   missed hazard  the VM differs from the reference and check reports no error — a failure
   caught         it differs and check reports an error
@@ -49,24 +50,18 @@ EFFECTS = HERE / "data" / "relax" / "fuzz_packed_effects.tsv"
 REGRESSIONS = HERE / "data" / "relax" / "regressions"
 
 
-def _passes(*names: str) -> Callable[[], list[Any]]:
-    def make() -> list[Any]:
-        from tvm import relax
-
-        return [getattr(relax.transform, n)() for n in names]
-
-    return make
-
-
-VARIANTS: dict[str, Callable[[], list[Any]]] = {
-    "as-written": _passes(),
-    "inplace": _passes("DataflowUseInplaceCalls"),
-    "dce": _passes("DeadCodeElimination"),
-    "cse": _passes("EliminateCommonSubexpr"),
-    "fold": _passes("FoldConstant"),
-    "canon": _passes("CanonicalizeBindings"),
-    "inplace+fold": _passes("DataflowUseInplaceCalls", "FoldConstant"),
+VARIANTS: dict[str, tuple[str, ...]] = {  # relax.transform passes, in order
+    "as-written": (),
+    "inplace": ("DataflowUseInplaceCalls",),
+    "dce": ("DeadCodeElimination",),
+    "cse": ("EliminateCommonSubexpr",),
+    "fold": ("FoldConstant",),
+    "canon": ("CanonicalizeBindings",),
+    "inplace+fold": ("DataflowUseInplaceCalls", "FoldConstant"),
 }
+# Passes that run kernels at compile time: a write they make happens inside the pass and
+# leaves no trace in its output, so the module given to them is checked too.
+COMPILE_TIME = frozenset({"FoldConstant"})
 
 
 @dataclass
@@ -138,6 +133,7 @@ def judge(spec: dict[str, Any], variant: str, seed: int,
     of `pass`, `check`, `vm` runs, so a process that dies there can be blamed correctly."""
     import tvm
     import tvm_ffi
+    from tvm import relax
 
     rm.register_packed()
     try:
@@ -145,36 +141,44 @@ def judge(spec: dict[str, Any], variant: str, seed: int,
     except Exception as exc:  # noqa: BLE001 - the generator printed something TVM rejects
         return Verdict("unloadable", detail=_first_line(exc))
     phase("pass")
+    checked = []  # the modules `check` judges: the one built, and any a pass ran kernels of
     try:
-        with tvm.target.Target("llvm"), contextlib.redirect_stderr(io.StringIO()):
-            mod = tvm.transform.Sequential(VARIANTS[variant]())(mod)
+        for name in VARIANTS[variant]:
+            if name in COMPILE_TIME:
+                checked.append(mod)
+            with tvm.target.Target("llvm"), contextlib.redirect_stderr(io.StringIO()):
+                mod = getattr(relax.transform, name)()(mod)
     except Exception as exc:  # noqa: BLE001 - TVM refusing a module is counted, not judged
         return Verdict("pass-failed", detail=_first_line(exc))
-    key = (tvm_ffi.structural_hash(mod), json.dumps(spec, sort_keys=True), seed)
-    if key in _SEEN:  # a pass that changed nothing: the same module, the same verdict
+    checked.append(mod)
+    key = (tuple(tvm_ffi.structural_hash(m) for m in checked), json.dumps(spec, sort_keys=True),
+           seed)
+    if key in _SEEN:  # passes that changed nothing: the same modules, the same verdict
         return _SEEN[key]
-    _SEEN[key] = verdict = _judge_module(mod, spec, seed, phase)
+    _SEEN[key] = verdict = _judge_modules(checked, spec, seed, phase)
     return verdict
 
 
-_SEEN: dict[tuple[int, str, int], Verdict] = {}
+_SEEN: dict[tuple[tuple[int, ...], str, int], Verdict] = {}
 
 
-def _judge_module(mod: Any, spec: dict[str, Any], seed: int,
-                  phase: Callable[[str], None]) -> Verdict:
-    """`aliaslog check` and the VM on one module (after the variant's passes)."""
+def _judge_modules(checked: list[Any], spec: dict[str, Any], seed: int,
+                   phase: Callable[[str], None]) -> Verdict:
+    """`aliaslog check` on each module, and the VM on the last (the one built)."""
     from aliaslog.relax import check_module
 
     phase("check")
+    found = []
     try:
-        report = check_module(mod, engine="embedded", op_effects=[str(EFFECTS)])
+        for m in checked:
+            found += check_module(m, engine="embedded", op_effects=[str(EFFECTS)]).violations
     except Exception as exc:  # noqa: BLE001 - aliaslog failing is what the fuzzer looks for
         return Verdict("internal", detail=_first_line(exc))
-    errors = sorted({v.kind for v in report.violations if v.severity == "error"})
-    warnings = sorted({v.kind for v in report.violations if v.severity != "error"})
+    errors = sorted({v.kind for v in found if v.severity == "error"})
+    warnings = sorted({v.kind for v in found if v.severity != "error"})
     phase("vm")
     try:
-        hazard = observe(mod, spec, seed)
+        hazard = observe(checked[-1], spec, seed)
     except Exception as exc:  # noqa: BLE001 - a module TVM cannot build or run
         return Verdict("build-failed", None, errors, warnings, _first_line(exc))
     if hazard is not None:
