@@ -180,17 +180,15 @@ def _relax(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, A
     with stage("startup"):  # importing tvm dominates small models; keep it out of "load"
         from tvm import relax
 
-        from extractor.relax_load import load_module
+        from extractor.relax_load import load_relax_module
 
         from ..relax.analysis import analyze_relax
-        from ..relax.dce_pass import remove_bindings
+        from ..relax.dce_pass import remove_relax_bindings
     began()
     with stage("load"):
-        mod = load_module(task.path)
+        mod = load_relax_module(task.path)
     point = "input" if task.path.endswith(".lowered.py") else task.relax_point
-    engine = task.engine_options()
-    res = analyze_relax(mod, point=point, engine=engine.engine, timeout=engine.time_limit,
-                        compiled=engine.compiled)
+    res = analyze_relax(mod, point=point, engine=task.engine_options())
     stage.add(res.timings)
 
     def in_seq(seq: Any) -> int:
@@ -210,7 +208,7 @@ def _relax(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, A
     with stage("dce"):
         at = res.module
         before = bindings(at)
-        ours = before - bindings(remove_bindings(at, set(res.removable())))
+        ours = before - bindings(remove_relax_bindings(at, set(res.removable())))
         tvm = before - bindings(relax.transform.DeadCodeElimination()(at))
     return _analysed(res, ours, tvm, "relax.transform.DeadCodeElimination")
 
