@@ -167,6 +167,7 @@ def test_pass_that_reorders_observable_calls_is_reported():
     swapped["main"] = relax.Function(
         f.params, relax.SeqExpr([relax.BindingBlock([b1, b0])], f.body.body), f.ret_ty,
         f.is_pure, f.attrs)
+    swapped = relax.transform.Normalize()(swapped)  # a rebuilt SeqExpr has no type until then
     changes = compare_modules(Two, swapped)
     assert [c.kind for c in changes] == ["reordered-impure"]
     assert compare_modules(Two, Two) == []
@@ -342,6 +343,8 @@ def test_cli_relax_analyze_facts_dce(tmp_path, capsys):
                  "--engine", "embedded"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["point"] == "lowered" and doc["removable"] > 0 and doc["metrics"]["kills"] > 0
+    assert doc["ir"] == "relax" and len(doc["removable_bindings"]) == doc["removable"]
+    assert not {"cells", "ref reads", "ref writes", "strong reads"} & set(doc["metrics"])
     assert main(["facts", str(CASE02), "--module", "Before", "-o", str(tmp_path / "f")]) == 0
     assert (tmp_path / "f" / "mem_write.facts").read_text().count("\n") == 2
     out = tmp_path / "dce.py"
@@ -349,6 +352,18 @@ def test_cli_relax_analyze_facts_dce(tmp_path, capsys):
                  "--engine", "embedded"]) == 0
     [mod] = load_relax_modules(out).values()
     assert relax.analysis.check_well_formed(mod)
+
+
+def test_check_json_is_structured(capsys):
+    assert main(["check", str(CASE02), "--module", "Before", "--json", "--at", "input",
+                 "--engine", "embedded"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    live = next(f for f in doc["findings"] if f["check"] == "inplace-live")
+    assert (live["severity"], live["point"]) == ("error", "input")
+    site, value = live["bindings"]
+    assert (site["role"], site["name"], value["role"], value["name"]) == ("site", "w", "value", "a")
+    assert site["source"] == CASE02.name and site["line"] == value["line"] + 1
+    assert doc["violations"] == sum(f["severity"] == "error" for f in doc["findings"])
 
 
 def test_bad_relax_inputs_are_located_errors(tmp_path, capsys):

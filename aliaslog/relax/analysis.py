@@ -25,7 +25,7 @@ from extractor.relax_facts import (
     load_relax_effects,
     load_tir_effects,
 )
-from extractor.relax_load import to_point
+from extractor.relax_load import require_well_formed, to_point
 
 from .. import pipeline
 from ..options import DEFAULT_ENGINE, EngineOptions
@@ -65,6 +65,12 @@ class Place:
         where = f"{self.source}:{self.line}" if self.line else self.source
         return f"`{self.name}` in @{self.function} ({where})"
 
+    def as_json(self, role: str) -> dict[str, object]:
+        """The binding as `check --json` lists it; `line` is of `source` (a file, or "script":
+        the module as `mod.script()` prints it)."""
+        return {"role": role, "name": self.name, "function": self.function, "line": self.line,
+                "source": self.source, "text": self.text}
+
 
 @dataclass(frozen=True)
 class Violation:
@@ -88,6 +94,15 @@ class Violation:
             lines.append(f"  value {self.var}" + (f"   {self.var.text}" if self.var.text else ""))
         lines.append(f"  memory {self.obj}   [{self.point}]" if self.obj else f"  [{self.point}]")
         return "\n".join(lines)
+
+    def as_json(self) -> dict[str, object]:
+        """The finding as `check --json` prints it."""
+        bindings = [self.site.as_json("site")]
+        if self.var is not None:
+            bindings.append(self.var.as_json("value"))
+        return {"check": self.kind, "severity": self.severity,
+                "message": KIND_TEXT.get(self.kind, self.kind), "point": self.point,
+                "memory": self.obj, "bindings": bindings, "text": self.describe()}
 
     def key(self) -> tuple:
         """Identity across extraction points: kind, function and the memory at stake (the
@@ -271,6 +286,7 @@ def analyze_relax(
     """
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
+    require_well_formed(mod)
     at = to_point(mod, point)
     timings["lower"] = time.perf_counter() - t0
     t0 = time.perf_counter()

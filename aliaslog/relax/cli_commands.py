@@ -44,9 +44,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     errors = [f for f in findings if f.severity == "error" or args.strict]
     if args.json:
         print(json.dumps({"file": args.file, "after": args.after, "violations": len(errors),
-                          "warnings": len(findings) - len(errors),
-                          "kinds": [f.kind for f in findings], "points": points,
-                          "reports": [f.describe() for f in findings]}, indent=2))
+                          "warnings": len(findings) - len(errors), "points": points,
+                          "findings": [f.as_json() for f in findings]}, indent=2))
     else:
         for f in findings:
             print(f.describe() + "\n")
