@@ -1,65 +1,64 @@
-"""Relay -> facts -> rules -> AnalysisResult: keep/remove verdicts with reasons, keyed by node."""
+"""Relay -> facts -> rules -> AnalysisResult: keep/remove verdicts with reasons, keyed by node.
+
+The facts describe the program as TVM's debug executor runs it (`prepare`: A-normal form, so a
+shared graph node is one binding evaluated once); `source_view()` reports the verdicts against
+the program as written.
+"""
 
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from collections import deque
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, fields
 
 from datalog_rules import MAIN
-from extractor.facts import unescape_symbol
 from extractor.relay import ast as A
+from extractor.relay.transforms.prepare import Prepared, prepare_for_analysis
 from extractor.relay_facts import Extraction, extract_relay, load_op_effects
 
-from .engines import solve
-
-REASONS = {
-    "demanded": "its value is demanded",
-    "effect": "evaluating it has a demanded or unknown effect",
-    "referenced": "kept code mentions its variable",
-}
+from . import pipeline
+from .options import DEFAULT_ANALYSIS, DEFAULT_ENGINE, AnalysisOptions, EngineOptions
+from .pipeline import Reason, Verdicts
+from .source_view import SourceView
 
 Item = tuple[str, str, int]  # a demand item: (kind, node id, field)
 
-READ_BACK = {"keep_reason", "kept", "removable", "metric", "pts", "may_alias", "call_target",
-             "local_effect", "unknown_effect"}
+READ_BACK = {"pts", "may_alias", "call_target", "local_effect", "unknown_effect"}
 EXPLAIN = {"dem_edge", "dem_root"}
 
 
-@dataclass(frozen=True)
-class Reason:
-    """Why a binding is kept: a reason from keep.dl and the node that witnesses it."""
-
-    reason: str
-    witness: str  # node id
-
-    def describe(self) -> str:
-        return REASONS.get(self.reason, self.reason)
-
-
-@dataclass
-class AnalysisResult:
-    """Output relations read back and mapped to the extractor's AST nodes."""
+@dataclass(kw_only=True)
+class AnalysisResult(Verdicts):
+    """A Relay analysis: the verdicts, mapped to the extractor's AST nodes."""
 
     extraction: Extraction
-    relations: dict[str, list[tuple]]
-    engine: str
-    seconds: float
     timings: dict[str, float] = field(default_factory=dict)
-    reasons: dict[str, list[Reason]] = field(default_factory=dict)  # binding id -> reasons
-    kept_ids: set[str] = field(default_factory=set)
-    removable_ids: set[str] = field(default_factory=set)
-    metrics: dict[str, int] = field(default_factory=dict)
     _why: dict[Item, list[Item]] = field(default_factory=dict, repr=False)
     _roots: dict[Item, str] = field(default_factory=dict, repr=False)
+    options: AnalysisOptions = DEFAULT_ANALYSIS  # the variant that computed it
+    source: A.Module | None = None  # the program as written
+    prepared: Prepared | None = None  # what was analysed: its normal form and provenance
+    _view: SourceView | None = field(default=None, repr=False)
+    _temps: dict[int, str] | None = field(default=None, repr=False)
+    _by_source: dict[int, str] | None = field(default=None, repr=False)
+
+    def source_view(self) -> SourceView:
+        """The verdicts on the input program's lets and graph bindings."""
+        if self._view is None:
+            self._view = SourceView(self)
+        return self._view
+
+    def best_reason(self, bid: str) -> Reason:
+        """The reason `explain` starts from for a kept binding."""
+        return _best(self.reasons[bid])
 
     # ------------------------------------------------------------------- bindings
+    # Two levels: the program as written (kept, removable, reasons_for: what a user asks
+    # about), and the analysed normal form (bindings, analysed_*: what the oracle runs).
     def bindings(self) -> Iterator[tuple[str, A.Let]]:
-        """Every let binding with its id, in id order."""
+        """Every let binding of the analysed program with its id, in id order."""
         ids = self.extraction.ids
         for bid in sorted(ids.binding_of, key=lambda b: int(b[1:])):
             yield bid, ids.binding_of[bid]
@@ -67,28 +66,64 @@ class AnalysisResult:
     def binding_id(self, let: A.Let) -> str:
         return self.extraction.ids.binding_id[id(let)]
 
-    def is_kept(self, let: A.Let) -> bool:
-        return self.binding_id(let) in self.kept_ids
-
-    def is_removable(self, let: A.Let) -> bool:
-        return self.binding_id(let) in self.removable_ids
-
-    def kept(self) -> list[A.Let]:
+    def analysed_kept(self) -> list[A.Let]:
         return [let for bid, let in self.bindings() if bid in self.kept_ids]
 
-    def removable(self) -> list[A.Let]:
+    def analysed_removable(self) -> list[A.Let]:
         return [let for bid, let in self.bindings() if bid in self.removable_ids]
 
+    def kept(self) -> list[A.Let]:
+        """The input program's lets that DCE keeps (all or part of)."""
+        if self.source is None:
+            return self.analysed_kept()
+        return self.source_view().kept()
+
+    def removable(self) -> list[A.Let]:
+        """The input program's lets that DCE removes whole."""
+        if self.source is None:
+            return self.analysed_removable()
+        return self.source_view().removable()
+
+    def is_kept(self, let: A.Let) -> bool:
+        return not self.is_removable(let)
+
+    def is_removable(self, let: A.Let) -> bool:
+        verdict = self.source_view().verdict(let) if self.source is not None else None
+        if verdict is None:
+            return self.binding_id(let) in self.removable_ids
+        return not verdict.kept
+
     def reasons_for(self, let: A.Let) -> list[Reason]:
-        return self.reasons.get(self.binding_id(let), [])
+        """Why a let of the input (or of the analysed program) is kept; [] when removable."""
+        verdict = self.source_view().verdict(let) if self.source is not None else None
+        bid = verdict.binding if verdict is not None else self.binding_id(let)
+        if verdict is not None and not verdict.kept:
+            return []
+        return self.reasons.get(bid, []) if bid is not None else []
 
     # ------------------------------------------------------------- points-to, alias
     def node(self, nid: str) -> object:
         return self.extraction.ids.nodes.get(nid)
 
+    def node_id_of(self, e: A.Expr) -> str | None:
+        """The analysed node that stands for e, a node of the input or of the analysed program
+        (the normal form rebuilds every compound node: its binding's value stands for it)."""
+        ids = self.extraction.ids
+        nid = ids.node_id.get(id(e))
+        if nid is not None or self.prepared is None:
+            return nid
+        if self._by_source is None:
+            origin = self.prepared.anf.provenance.origin
+            self._by_source = {}
+            for _, let in self.bindings():
+                o = origin.get(id(let))
+                if o is not None:
+                    self._by_source.setdefault(id(o.source), ids.id(let.value))
+        return self._by_source.get(id(e))
+
     def points_to(self, e: A.Expr) -> set[str]:
         """Object ids (allocation-site node ids, or "$opaque") that e may evaluate to."""
-        nid = self.extraction.ids.node_id.get(id(e))
+        nid = self.node_id_of(e)
         return {o for n, o in self.relations["pts"] if n == nid}
 
     def may_alias_pairs(self) -> list[tuple[A.Var, A.Var]]:
@@ -126,11 +161,38 @@ class AnalysisResult:
         return succ
 
     # ----------------------------------------------------------------------- explain
-    def explain(self, let: A.Let) -> list[str]:
-        """The chain of reasons from a kept binding to a root (result, escape, unknown effect)."""
+    def explain(self, node: A.Expr, name: str | None = None) -> list[str]:
+        """The chain of reasons from a kept binding to a root (result, escape, unknown effect).
+
+        node is a let of the input program, a shared node of it (a graph binding, shown as
+        `name`, e.g. the `%25` it is printed as), or a let of the analysed program.
+        """
         if "dem_edge" not in self.relations:
             raise ValueError("this result was computed with explain=False")
-        bid = self.binding_id(let)
+        verdict = self.source_view().verdict(node) if self.source is not None else None
+        if verdict is None and isinstance(node, A.Let):
+            return self._explain(self.binding_id(node), node)
+        if verdict is None:
+            raise ValueError("not a binding of the analysed program")
+        if isinstance(node, A.Let):
+            title = f"{name or _var_name(node.var)}{self.where(node)}"
+        else:
+            title = f"{name or 'the shared node'} ({self.describe(self.node_id_of(node))})"
+        if not verdict.kept or verdict.binding is None:
+            return [f"{title} is removable: nothing demands its value or effects"]
+        decider = self.extraction.ids.binding_of[verdict.binding]
+        lines = self._explain(verdict.binding, decider)
+        origin = self.prepared.anf.provenance.origin.get(id(decider)) if self.prepared else None
+        own = (decider.var is node.var) if isinstance(node, A.Let) else (
+            origin is not None and origin.source is node)
+        if own:
+            lines[0] = f"{title} is kept: " + lines[0].split(" is kept: ", 1)[1]
+        else:
+            what = self.describe(self.extraction.ids.id(decider.value))
+            lines[0] = f"{title} is kept: evaluating it evaluates {what}, which is kept"
+        return lines
+
+    def _explain(self, bid: str, let: A.Let) -> list[str]:
         name = _var_name(let.var)
         if bid not in self.kept_ids:
             return [f"{name}{self.where(let)} is removable: nothing demands its value or effects"]
@@ -155,7 +217,9 @@ class AnalysisResult:
             for k, item in enumerate(chain):
                 if isinstance(self.node(item[1]), A.Let) and k < len(chain) - 1:
                     continue  # a let passes its body's value on: nothing to say
-                lines.append(f"  because {self.describe_item(item)}")
+                line = f"  because {self.describe_item(item)}"
+                if line != lines[-1]:  # the normal form's aliases repeat what they name
+                    lines.append(line)
             return lines
 
     def _chain(self, start: Item) -> list[Item]:
@@ -184,6 +248,15 @@ class AnalysisResult:
                 return o
         return None
 
+    def _temp_values(self) -> dict[int, str]:
+        """id(variable the normal form made up) -> node id of the value it names."""
+        if self._temps is None:
+            prov = self.prepared.anf.provenance if self.prepared is not None else None
+            self._temps = {} if prov is None else {
+                id(let.var): self.extraction.ids.id(let.value)
+                for let in self.extraction.ids.binding_of.values() if prov.is_temp(let.var)}
+        return self._temps
+
     def where(self, node: object) -> str:
         span = getattr(node, "span", None)
         if isinstance(node, A.Let) and span is None:
@@ -196,7 +269,8 @@ class AnalysisResult:
             return "a value from outside the program"
         node = self.node(nid)
         if isinstance(node, A.Var):
-            return _var_name(node)
+            value = self._temp_values().get(id(node))
+            return _var_name(node) if value is None else self.describe(value)
         if isinstance(node, A.Function) and nid in self.extraction.ids.func_name:
             name = self.extraction.ids.func_name[nid]
             return f"function {name}{self.where(node)}" if name != "fn" else f"fn{self.where(node)}"
@@ -254,93 +328,43 @@ def _var_name(v: A.Var) -> str:
     return f"%{v.name_hint}" if v.name_hint else "%_"
 
 
-# Points-to variants (datalog_rules/points_to.dl, points_to_ctx.dl) and their -M defines.
-CONTEXTS: dict[str, dict[str, str]] = {
-    "insensitive": {},
-    "1-call": {"CONTEXT": "1"},
-    "2-call": {"CONTEXT": "2"},
-    "1-closure": {"CONTEXT": "3"},
-}
-
-
-def analysis_defines(context: str = "insensitive", flow_sensitive: bool = False) -> dict[str, str]:
-    """The Soufflé macro definitions that select an analysis variant."""
-    if context not in CONTEXTS:
-        raise ValueError(f"unknown context variant `{context}` (choose from "
-                         f"{', '.join(CONTEXTS)})")
-    return {**CONTEXTS[context], **({"FLOW_SENSITIVE": "1"} if flow_sensitive else {})}
+def analysis_program(mod: A.Module) -> A.Module:
+    """The program the analysis of mod reasons about: mod as the debug executor runs it."""
+    return prepare_for_analysis(mod).module
 
 
 def analyze(
     mod: A.Module,
+    options: AnalysisOptions = DEFAULT_ANALYSIS,
     *,
+    engine: EngineOptions = DEFAULT_ENGINE,
     entry: str = "main",
-    engine: str = "auto",
-    flow_sensitive: bool = False,
-    context: str = "insensitive",
     keep_files: str | os.PathLike[str] | None = None,
-    op_effects: list[str] | None = None,
-    timeout: float = 600,
+    op_effects: Sequence[str] = (),
     explain: bool = True,
-    compiled: bool = False,
 ) -> AnalysisResult:
     """Run the whole pipeline on a Relay module: extract facts, solve the rules, read back.
 
-    `context` picks the points-to variant (see CONTEXTS); `flow_sensitive` the liveness one.
-
+    `options` picks the analysis variant, `engine` the Datalog engine; `op_effects` are extra
+    effect tables (files) over the op registry's effects.
     With `explain=False` the demand graph (the largest output) is not read back: verdicts,
     reasons, points-to and metrics are all there, but `AnalysisResult.explain` is not.
     """
     timings: dict[str, float] = {}
-    defines = analysis_defines(context, flow_sensitive)  # a bad variant fails before any work
     t0 = time.perf_counter()
-    extraction = extract_relay(mod, entry, load_op_effects(*(op_effects or ())))
+    prepared = prepare_for_analysis(mod)
+    timings["prepare"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    extraction = extract_relay(prepared.module, entry, load_op_effects(*op_effects))
     timings["facts"] = time.perf_counter() - t0
-    with tempfile.TemporaryDirectory(prefix="aliaslog-") as tmp:
-        base = Path(keep_files) if keep_files is not None else Path(tmp)
-        facts_dir = base / "facts"
-        extraction.facts.write(facts_dir)
-        t1 = time.perf_counter()
-        solved = solve(
-            MAIN,
-            facts_dir,
-            out_dir=base / "out" if keep_files is not None else None,
-            engine=engine,
-            timeout=timeout,
-            compiled=compiled,
-            defines=defines,
-            output_relations=None if keep_files is not None
-            else READ_BACK | (EXPLAIN if explain else set()),
-        )
-        timings["solve"] = time.perf_counter() - t1
-    t2 = time.perf_counter()
-    result = read_back(extraction, solved.relations, solved.engine, solved.seconds)
-    timings["read-back"] = time.perf_counter() - t2
-    result.timings = timings
+    verdicts = pipeline.run(MAIN, extraction.facts, engine=engine, defines=options.defines(),
+                            read_back=READ_BACK | (EXPLAIN if explain else set()),
+                            keep_files=keep_files, timings=timings)
+    result = AnalysisResult(**{f.name: getattr(verdicts, f.name) for f in fields(Verdicts)},
+                            extraction=extraction, timings=timings, options=options,
+                            source=mod, prepared=prepared)
+    for k, x, i, k2, x2, i2 in result.relations.get("dem_edge", ()):
+        result._why.setdefault((k, x, i), []).append((k2, x2, i2))
+    for k, x, i, why in result.relations.get("dem_root", ()):
+        result._roots[(k, x, i)] = why
     return result
-
-
-def read_back(
-    extraction: Extraction, relations: dict[str, list[tuple]], engine: str, seconds: float
-) -> AnalysisResult:
-    """Turn output relations into an AnalysisResult (symbols unescaped, ids mapped to nodes)."""
-    rels = unescape_relations(relations)
-    res = AnalysisResult(extraction, rels, engine, seconds)
-    for b, reason, witness in rels["keep_reason"]:
-        res.reasons.setdefault(b, []).append(Reason(reason, witness))
-    res.kept_ids = {b for (b,) in rels["kept"]}
-    res.removable_ids = {b for (b,) in rels["removable"]}
-    res.metrics = {name: value for _, name, value in sorted(rels["metric"])}
-    for k, x, i, k2, x2, i2 in rels.get("dem_edge", ()):
-        res._why.setdefault((k, x, i), []).append((k2, x2, i2))
-    for k, x, i, why in rels.get("dem_root", ()):
-        res._roots[(k, x, i)] = why
-    return res
-
-
-def unescape_relations(relations: dict[str, list[tuple]]) -> dict[str, list[tuple]]:
-    """Output rows with their symbols unescaped (engines return them as stored)."""
-    return {
-        name: [tuple(unescape_symbol(v) if isinstance(v, str) else v for v in row) for row in rows]
-        for name, rows in relations.items()
-    }

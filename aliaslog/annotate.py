@@ -19,46 +19,45 @@ from typing import Any
 from extractor.relay import ast as A
 from extractor.relay.printer import astext
 
-from .analysis import AnalysisResult, _best
+from .analysis import AnalysisResult
 
 FORMAT = "aliaslog-annotations"
 VERSION = 1
 
 
-def binding_note(result: AnalysisResult, let: A.Let) -> str | None:
-    """`keep: <reason>` or `dead` for a binding the analysis saw; None for others."""
-    bid = result.extraction.ids.binding_id.get(id(let))
-    if bid is None:
+def binding_note(result: AnalysisResult, node: A.Expr) -> str | None:
+    """`keep: <reason>` or `dead` for a let or a graph binding of the input; None for others."""
+    verdict = result.source_view().verdict(node)
+    if verdict is None:
         return None
-    if bid in result.kept_ids:
-        return f"keep: {_best(result.reasons[bid]).describe()}"
-    return "dead"
+    if not verdict.kept:
+        return "dead"
+    return f"keep: {verdict.reason.describe()}" if verdict.reason else "keep"
 
 
 def annotated_text(result: AnalysisResult) -> str:
     """The program in Relay text with `/* keep: reason */` or `/* dead */` after each binding."""
-    return astext(result.extraction.module, binding_notes=lambda let: binding_note(result, let))
+    assert result.source is not None
+    return astext(result.source, binding_notes=lambda node: binding_note(result, node))
 
 
 def annotation_document(result: AnalysisResult, file: str) -> dict[str, Any]:
     """The machine-readable annotation file (see the module docstring for the format)."""
-    ids = result.extraction.ids
-    func_of = {str(n): str(f) for n, _, f in result.extraction.facts.rows["node"]}
+    view = result.source_view()
+    func_of = _functions_of(view.source)
     entries = []
-    for bid, let in result.bindings():
+    for k, let in enumerate(view.lets):
+        verdict = view.verdicts[id(let)]
         span = let.span or let.var.span
-        let_id = ids.node_id[id(let)]
-        kept = bid in result.kept_ids
-        reason = _best(result.reasons[bid]) if kept else None
-        fid = func_of.get(let_id, "")
+        reason = verdict.reason
         entries.append(
             {
-                "id": bid,
+                "id": f"s{k}",
                 "name": f"%{let.var.name_hint}",
-                "function": ids.func_name.get(fid, "fn"),
+                "function": func_of.get(id(let), "fn"),
                 "line": span.line if span else None,
                 "col": span.col if span else None,
-                "verdict": "keep" if kept else "dead",
+                "verdict": "keep" if verdict.kept else "dead",
                 "reason": reason.reason if reason else None,
                 "witness": result.describe(reason.witness) if reason else None,
             }
@@ -71,3 +70,21 @@ def annotation_document(result: AnalysisResult, file: str) -> dict[str, Any]:
         "bindings": entries,
         "metrics": result.metrics,
     }
+
+
+def _functions_of(mod: A.Module) -> dict[int, str]:
+    """id(Let) -> `@name` of the global function it is written in (`fn` inside a literal)."""
+    out: dict[int, str] = {}
+    for name, fn in mod.functions.items():
+        stack: list[tuple[A.Expr, str]] = [(fn.body, f"@{name}")]
+        seen: set[int] = set()
+        while stack:
+            e, where = stack.pop()
+            if id(e) in seen:
+                continue
+            seen.add(id(e))
+            if isinstance(e, A.Let):
+                out.setdefault(id(e), where)
+            inner = "fn" if isinstance(e, A.Function) else where
+            stack.extend((c, inner) for c in A.children(e))
+    return out

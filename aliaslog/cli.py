@@ -4,23 +4,31 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
+from types import FrameType
 
 import numpy as np
 
-from extractor.relay.errors import LocatedError
+from extractor.diagnostics import LocatedError
+from extractor.relay.ast import Expr, Let, Module, Var, post_order
 
 from .batch import command as batch_command
 from .loading import (
     UsageError,
-    load_module,
+    load_relay,
+    output_dir,
+    output_dir_arg,
+    output_file_arg,
     publish_facts,
     write_atomically,
     write_text_atomically,
 )
+from .options import AnalysisOptions, EngineOptions
 from .zoo import command as zoo_command
 
 
@@ -46,7 +54,7 @@ def is_relax_file(path: str) -> bool:
 def _cmd_parse(args: argparse.Namespace) -> int:
     from extractor.relay.printer import astext
 
-    mod = load_module(args.file)
+    mod = load_relay(args.file)
     if args.types:
         from extractor.relay.typeinfer import infer_types
 
@@ -58,7 +66,7 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 
 def _load_inputs(args: argparse.Namespace, fn: object) -> list[np.ndarray]:
-    from .interpreter import random_inputs
+    from extractor.relay.interpreter import random_inputs
 
     if args.random is not None:
         return random_inputs(fn, args.random)  # type: ignore[arg-type]
@@ -73,11 +81,10 @@ def _load_inputs(args: argparse.Namespace, fn: object) -> list[np.ndarray]:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from extractor.relay.interpreter import evaluate, flatten_value
     from extractor.relay.typeinfer import infer_types
 
-    from .interpreter import evaluate, flatten_value
-
-    mod = infer_types(load_module(args.file)).module
+    mod = infer_types(load_relay(args.file)).module
     if args.entry not in mod.functions:
         raise UsageError(f"{args.file}: no function @{args.entry}")
     inputs = _load_inputs(args, mod.functions[args.entry])
@@ -98,14 +105,38 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _cmd_grad(args: argparse.Namespace) -> int:
     from extractor.relay.printer import astext
+    from extractor.relay.transforms.gradient import gradient_module
+    from extractor.relay.transforms.training import training_step
     from extractor.relay.typeinfer import infer_types
 
-    from .gradient import gradient_module
-
-    mod = infer_types(load_module(args.file)).module
-    grad = infer_types(gradient_module(mod, entry=args.entry))
+    mod = infer_types(load_relay(args.file)).module
+    if args.training_step:
+        if args.entry != "main":
+            raise UsageError("--training-step differentiates @main (it wraps it as @main_grad)")
+        params = [p.name_hint for p in mod.functions["main"].params] if "main" in \
+            mod.functions else []
+        wanted = args.keep.split(",") if args.keep else params[1:]
+        unknown = [n for n in wanted if n not in params]
+        if unknown:
+            raise UsageError(f"--keep: @main has no parameter %{unknown[0].lstrip('%')} (its "
+                             f"parameters: {', '.join('%' + p for p in params)})")
+        grad = infer_types(training_step(mod, [params.index(n) for n in wanted]))
+    else:
+        grad = infer_types(gradient_module(mod, entry=args.entry))
     text = astext(grad.module, types=grad.types if args.types else None)
     _emit(text, args.output)
+    return 0
+
+
+def _cmd_anf(args: argparse.Namespace) -> int:
+    from extractor.relay.printer import astext
+    from extractor.relay.transforms.anf import to_a_normal_form
+    from extractor.relay.typeinfer import infer_types
+
+    anf = to_a_normal_form(_load_checked(args.file)).module
+    typed = infer_types(anf) if args.types else None
+    _emit(astext(typed.module if typed else anf, types=typed.types if typed else None),
+          args.output)
     return 0
 
 
@@ -114,31 +145,62 @@ def _cmd_dce(args: argparse.Namespace) -> int:
         return relax_cli.cmd_dce(args)
     from extractor.relay.printer import astext
 
-    from .dce import dce
+    from .dce import relay_dce
 
-    mod = load_module(args.file)
+    mod = _load_checked(args.file)
     options = _analysis_options(args) if args.mode == "analysis" else {}
-    out = dce(mod, mode=args.mode, inline_once=args.inline_once, **options)
+    out = relay_dce(mod, mode=args.mode, inline_once=args.inline_once, **options)
     _emit(astext(out), args.output)
+    print(removal_summary(mod, out, args.mode), file=sys.stderr)
     return 0
 
 
+def removal_summary(before: Module, after: Module, mode: str) -> str:
+    """`dce (mode): removed k of n bindings: %a, %b, ...`: the lets whose variable is gone."""
+    from collections import Counter
+
+    def let_names(mod: Module) -> list[str]:
+        return [n.var.name_hint for fn in mod.functions.values() for n in post_order(fn)
+                if isinstance(n, Let)]
+
+    names = let_names(before)
+    left = Counter(let_names(after))  # by name: a pass may rebuild (retype) the variables
+    gone = []
+    for n in names:
+        if left[n] > 0:
+            left[n] -= 1
+        else:
+            gone.append(f"%{n}" if n else "%_")
+    lets = names
+    names = ", ".join(gone[:12]) + (f", ... ({len(gone) - 12} more)" if len(gone) > 12 else "")
+    return (f"dce ({mode}): removed {len(gone)} of {len(lets)} bindings"
+            + (f": {names}" if gone else ""))
+
+
 def _analysis_options(args: argparse.Namespace) -> dict[str, object]:
+    """The keyword arguments of `analyze` that a command line gives."""
     return {
+        "options": AnalysisOptions.from_args(args),
+        "engine": EngineOptions.from_args(args),
         "entry": args.entry,
-        "engine": args.engine,
-        "flow_sensitive": args.liveness == "flow-sensitive",
-        "context": args.context,
         "op_effects": args.op_effects,
-        "timeout": args.timeout,
-        "compiled": args.compiled,
     }
+
+
+def _load_checked(path: str):  # type: ignore[no-untyped-def]
+    """A Relay module that type-checks: commands that analyse or transform a program refuse an
+    ill-typed one with the located type error, before writing anything."""
+    from extractor.relay.typeinfer import infer_types
+
+    mod = load_relay(path)
+    infer_types(mod)
+    return mod
 
 
 def _analyze(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from .analysis import analyze
 
-    mod = load_module(args.file)
+    mod = _load_checked(args.file)
     return analyze(mod, keep_files=getattr(args, "keep_files", None), **_analysis_options(args))
 
 
@@ -147,7 +209,9 @@ def _cmd_facts(args: argparse.Namespace) -> int:
         return relax_cli.cmd_facts(args)
     from extractor.relay_facts import extract_relay, load_op_effects
 
-    mod = load_module(args.file)
+    from .analysis import analysis_program
+
+    mod = analysis_program(_load_checked(args.file))
     extraction = extract_relay(mod, args.entry, load_op_effects(*args.op_effects))
     print(publish_facts(extraction.facts, args.output))
     return 0
@@ -156,44 +220,50 @@ def _cmd_facts(args: argparse.Namespace) -> int:
 def _cmd_analyze(args: argparse.Namespace) -> int:
     if is_relax_file(args.file):
         return relax_cli.cmd_analyze(args)
-    import json
+    from .analyze_report import AnalyzeSummary, RemovableBinding
+    from .annotate import annotation_document
 
     result = _analyze(args)
-    if args.json:
-        doc = {
-            "file": args.file,
-            "engine": result.engine,
-            "seconds": round(sum(result.timings.values()), 6),
-            "timings": {k: round(v, 6) for k, v in result.timings.items()},
-            "bindings": len(result.kept_ids) + len(result.removable_ids),
-            "kept": len(result.kept_ids),
-            "removable": len(result.removable_ids),
-            "metrics": result.metrics,
-        }
-        print(json.dumps(doc, indent=2))
-        return 0
-    print(f"{args.file}: {len(result.kept_ids)} bindings kept, "
-          f"{len(result.removable_ids)} removable ({result.engine}, "
-          f"{sum(result.timings.values()):.3f} s)")
-    width = max(len(n) for n in result.metrics)
-    for name, value in result.metrics.items():
-        print(f"  {name:<{width}}  {value}")
+    entries = annotation_document(result, args.file)["bindings"]
+    summary = AnalyzeSummary(
+        file=args.file, ir="relay", engine=result.engine, timings=result.timings,
+        bindings=len(entries),
+        removable=[RemovableBinding(e["name"], e["function"], e["line"], e["col"])
+                   for e in entries if e["verdict"] == "dead"],
+        metrics=result.metrics, label=result.options.name,
+        context={"options": result.options.as_json()},
+        metrics_heading="metrics (of the program as the debug executor runs it, in A-normal "
+                        "form):")
+    print(summary.as_json() if args.json else summary.as_text())
     return 0
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
+    from extractor.relay.printer import astext
+
     result = _analyze(args)
-    wanted = args.binding.lstrip("%")
-    matches = [let for _, let in result.bindings() if let.var.name_hint == wanted]
+    wanted = "%" + args.binding.lstrip("%")
+    printed: dict[str, Expr] = {}  # names as `parse` / `annotate` / `dce` print them
+    astext(result.source, names=printed)
+    view = result.source_view()
+    by_var = {id(let.var): let for let in view.lets}
+    hit = printed.get(wanted)
+    if isinstance(hit, Var) and id(hit) in by_var:
+        matches: list[Expr] = [by_var[id(hit)]]
+    elif hit is not None and view.verdict(hit) is not None:
+        matches = [hit]  # a graph binding: a node shared by several uses
+    else:
+        matches = [let for let in view.lets if f"%{let.var.name_hint}" == wanted]
     if not matches:
-        names = sorted({let.var.name_hint for _, let in result.bindings()})
         import difflib
 
+        names = sorted({n for n, x in printed.items() if isinstance(x, Var) and id(x) in by_var}
+                       | {n for n, x in printed.items() if view.verdict(x) is not None})
         close = difflib.get_close_matches(wanted, names, n=3)
-        hint = f"; did you mean {', '.join('%' + c for c in close)}?" if close else ""
-        raise UsageError(f"{args.file}: no let binding named %{wanted}{hint}")
-    for let in matches:
-        print("\n".join(result.explain(let)))
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise UsageError(f"{args.file}: no binding named {wanted}{hint}")
+    for node in matches:
+        print("\n".join(result.explain(node, wanted)))
     return 0
 
 
@@ -215,12 +285,11 @@ def _cmd_precision(args: argparse.Namespace) -> int:
     import io
     import json
 
+    from extractor.relay.transforms.gradient import gradient_module
+    from extractor.relay.transforms.training import training_step
     from extractor.relay.typeinfer import infer_types
 
-    from .gradient import gradient_module
     from .precision import (
-        ALL_VARIANTS,
-        Variant,
         markdown,
         measure,
         relay_files,
@@ -228,33 +297,34 @@ def _cmd_precision(args: argparse.Namespace) -> int:
         summary,
         svg,
     )
-    from .training import training_step
 
     try:
-        variants = tuple(Variant.parse(v) for v in args.variants.split(",")) \
-            if args.variants else ALL_VARIANTS
+        variants = tuple(AnalysisOptions.parse(v) for v in args.variants.split(",")) \
+            if args.variants else AnalysisOptions.variants()
     except ValueError as exc:
         raise UsageError(f"--variants: {exc}") from None
+    if args.seeds < 1:
+        raise UsageError(f"--seeds {args.seeds}: the oracle needs at least one run per program")
     files = relay_files(args.paths)
     if not files:
         raise UsageError("no .relay programs in " + ", ".join(args.paths))
     rows = []
     for i, path in enumerate(files, 1):
-        mod = infer_types(load_module(path)).module
+        mod = infer_types(load_relay(path)).module
         if args.transform == "gradient":
             mod = gradient_module(mod)
         elif args.transform == "training-step":  # keep the weights' gradients, drop the data's
             mod = training_step(mod, range(1, len(mod.functions["main"].params)))
         print(f"[{i}/{len(files)}] {path}", file=sys.stderr)
-        rows += measure(mod, str(path), variants, tuple(range(args.seeds)), args.engine)
+        rows += measure(mod, str(path), variants, tuple(range(args.seeds)),
+                        EngineOptions.from_args(args))
     table = summary(rows)
     print(markdown(table))
     unsound = [f"{r.program} [{r.variant}]: {u}" for r in rows for u in r.unsound]
     for line in unsound:
         print("UNSOUND " + line)
     if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
+        out = output_dir(args.out)
         dicts = rows_as_dicts(rows)
         buf = io.StringIO()
         writer = csv.DictWriter(buf, fieldnames=list(dicts[0]))
@@ -272,11 +342,11 @@ def _cmd_precision(args: argparse.Namespace) -> int:
 def _cmd_demo(args: argparse.Namespace) -> int:
     from .scenario import format_table, run_seed_scenario, run_training_scenario
 
-    mod = load_module(args.file)
+    mod = load_relay(args.file)
     print(f"seed program: {args.file} (apache/tvm #6803)\n")
     print("1. The issue's script: higher-order gradient, then DCE; the gradient program returns")
     print("   every gradient. Max |output - output without DCE| for each DCE mode:\n")
-    result = run_seed_scenario(mod, seed=args.seed, engine=args.engine)
+    result = run_seed_scenario(mod, seed=args.seed, engine=EngineOptions.from_args(args))
     print(format_table(result))
     diffs = result.max_abs_diff("assume-pure")
     bad = [n for n, d in zip(result.names, diffs, strict=True) if d > 0]
@@ -288,7 +358,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     grads = tuple(range(2, len(mod.functions["main"].params)))
     print("\n2. A training step: @main calls the gradient and keeps only the loss and the")
     print("   weight and bias gradients, throwing the data and label gradients away:\n")
-    step = run_training_scenario(mod, grads, seed=args.seed, engine=args.engine)
+    step = run_training_scenario(mod, grads, seed=args.seed, engine=EngineOptions.from_args(args))
     print(format_table(step))
     print("\n   analysis DCE also removes the dead reads and writes of the data and label")
     print("   gradient cells that purity DCE must keep:")
@@ -307,19 +377,12 @@ def _emit(text: str, output: str | None) -> None:
 
 def _analysis_arguments(sp: argparse.ArgumentParser) -> None:
     if not any(a.dest == "entry" for a in sp._actions):
-        sp.add_argument("--entry", default="main")
-    sp.add_argument("--engine", choices=["auto", "souffle", "embedded"], default="auto")
-    sp.add_argument("--context", choices=["insensitive", "1-call", "2-call", "1-closure"],
-                    default="insensitive",
-                    help="points-to variant: call-site or closure (creation context) sensitivity")
-    sp.add_argument("--liveness", choices=["flow-insensitive", "flow-sensitive"],
-                    default="flow-insensitive",
-                    help="flow-sensitive: also remove writes overwritten before any read")
+        sp.add_argument("--entry", default="main", help="the function the outside world "
+                        "calls: its result and parameters are what is observable")
+    AnalysisOptions.add_arguments(sp)
+    EngineOptions.add_arguments(sp)
     sp.add_argument("--op-effects", action="append", default=[], metavar="FILE",
                     help="extra operator effect table (operator<TAB>effect)")
-    sp.add_argument("--timeout", type=float, default=600, help="Soufflé time limit (seconds)")
-    sp.add_argument("--compiled", action="store_true",
-                    help="Soufflé: compile the rules once (cached by hash), run the binary")
 
 
 def _relax_arguments(sp: argparse.ArgumentParser) -> None:
@@ -345,12 +408,23 @@ EXIT_STATUSES = """exit status:
   130  interrupted"""
 
 
+def _version() -> str:
+    """The installed distribution's version (the source tree's when not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("aliaslog")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
     p = argparse.ArgumentParser(
         prog="aliaslog", description="Effect and alias analysis for TVM's Relay and Relax IR.",
         epilog=EXIT_STATUSES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    p.add_argument("--version", action="version", version=f"aliaslog {_version()}")
     p.add_argument("--debug", action="store_true",
                    help="on an internal error, print the Python traceback")
     sub = p.add_subparsers(dest="command", required=True)
@@ -361,56 +435,85 @@ def build_parser() -> argparse.ArgumentParser:
     sp.set_defaults(func=_cmd_parse)
 
     sp = sub.add_parser("run", help="evaluate a Relay program with the numpy interpreter")
-    sp.add_argument("file")
+    sp.add_argument("file", help="Relay text (v0.0.5) or save_json file")
     src = sp.add_mutually_exclusive_group(required=True)
     src.add_argument("--inputs", help=".npz with arr_0, arr_1, ... in parameter order")
     src.add_argument("--random", type=int, metavar="SEED", help="float32 normal inputs")
-    sp.add_argument("--save", metavar="OUT.npz", help="save flattened outputs as arr_0, ...")
-    sp.add_argument("--entry", default="main")
+    sp.add_argument("--save", metavar="OUT.npz", type=output_file_arg,
+                    help="save flattened outputs as arr_0, ...")
+    sp.add_argument("--entry", default="main", help="the function to run (default: main)")
     sp.set_defaults(func=_cmd_run)
 
     sp = sub.add_parser("grad", help="higher-order gradient of @main (TVM's transform)")
-    sp.add_argument("file")
-    sp.add_argument("-o", "--output", help="write Relay text here instead of stdout")
-    sp.add_argument("--entry", default="main")
+    sp.add_argument("file", help="Relay text (v0.0.5) or save_json file")
+    sp.add_argument("-o", "--output", type=output_file_arg,
+                    help="write Relay text here instead of stdout")
+    sp.add_argument("--entry", default="main",
+                    help="the function to differentiate (default: main)")
     sp.add_argument("--types", action="store_true", help="print /* ty=... */ comments")
+    sp.add_argument("--training-step", action="store_true",
+                    help="a training step instead: @main calls the gradient (as @main_grad) and "
+                         "returns the loss and the gradients of the parameters --keep names")
+    sp.add_argument("--keep", metavar="NAMES",
+                    help="with --training-step: comma-separated parameters whose gradients "
+                         "are returned (default: every parameter but the first, the data)")
     sp.set_defaults(func=_cmd_grad)
 
+    sp = sub.add_parser("anf", help="TVM's ToANormalForm of a Relay program: every "
+                                    "subexpression let-bound once, where its uses meet")
+    sp.add_argument("file", help="Relay text (v0.0.5) or save_json file")
+    sp.add_argument("-o", "--output", help="write Relay text here instead of stdout")
+    sp.add_argument("--types", action="store_true", help="infer types and print them")
+    sp.set_defaults(func=_cmd_anf)
+
     sp = sub.add_parser("dce", help="dead-code elimination (Relay text, or Relax TVMScript .py)")
-    sp.add_argument("file")
+    sp.add_argument("file", help="Relay text or save_json file, or a TVMScript .py file (Relax)")
     _relax_arguments(sp)
-    sp.add_argument("--mode", choices=["assume-pure", "purity", "analysis"], default="purity")
-    sp.add_argument("--inline-once", action="store_true")
-    sp.add_argument("-o", "--output")
+    sp.add_argument("--mode", choices=["assume-pure", "purity", "analysis"], default="purity",
+                    help="assume-pure: TVM's DCE before PR #9542 (every binding pure); purity: "
+                         "TVM's DCE after it (impure bindings kept); analysis: remove exactly "
+                         "what aliaslog proves dead (default: purity)")
+    sp.add_argument("--inline-once", action="store_true",
+                    help="TVM's inline_once: a pure binding used once is inlined at its use "
+                         "(assume-pure and purity modes)")
+    sp.add_argument("-o", "--output", type=output_file_arg,
+                    help="write the program here instead of stdout")
     _analysis_arguments(sp)
     sp.set_defaults(func=_cmd_dce)
 
     sp = sub.add_parser("facts", help="write the program's Datalog facts (Soufflé TSV)")
-    sp.add_argument("file")
+    sp.add_argument("file", help="Relay text or save_json file, or a TVMScript .py file (Relax)")
     _relax_arguments(sp)
-    sp.add_argument("-o", "--output", required=True, metavar="DIR")
-    sp.add_argument("--entry", default="main")
-    sp.add_argument("--op-effects", action="append", default=[], metavar="FILE")
+    sp.add_argument("-o", "--output", required=True, metavar="DIR", type=output_dir_arg,
+                    help="the directory of .facts files (replaced if it holds only those)")
+    sp.add_argument("--entry", default="main", help="the function the outside world calls "
+                    "(default: main)")
+    sp.add_argument("--op-effects", action="append", default=[], metavar="FILE",
+                    help="extra operator effect table (operator<TAB>effect)")
     sp.set_defaults(func=_cmd_facts)
 
     sp = sub.add_parser("analyze", help="run the analysis; print counts and metrics")
-    sp.add_argument("file")
+    sp.add_argument("file", help="Relay text or save_json file, or a TVMScript .py file (Relax)")
     _relax_arguments(sp)
-    sp.add_argument("--json", action="store_true")
-    sp.add_argument("--keep-files", metavar="DIR", help="keep facts/ and out/ here")
+    sp.add_argument("--json", action="store_true",
+                    help="print the counts, removable bindings, timings and metrics as JSON")
+    sp.add_argument("--keep-files", metavar="DIR", type=output_dir_arg,
+                    help="keep the facts/ and out/ (result CSV) directories here")
     _analysis_arguments(sp)
     sp.set_defaults(func=_cmd_analyze)
 
     sp = sub.add_parser("explain", help="why a binding is kept: the chain to a root")
-    sp.add_argument("file")
-    sp.add_argument("binding", help="a let-bound variable, e.g. %x_12")
+    sp.add_argument("file", help="Relay text (v0.0.5) or save_json file")
+    sp.add_argument("binding", help="a let-bound variable, e.g. %%x_12, or a graph binding "
+                    "as the program prints it, e.g. %%25")
     _analysis_arguments(sp)
     sp.set_defaults(func=_cmd_explain)
 
     sp = sub.add_parser("annotate", help="the program with every binding marked keep/dead")
-    sp.add_argument("file")
+    sp.add_argument("file", help="Relay text (v0.0.5) or save_json file")
     sp.add_argument("--json", action="store_true", help="the machine-readable annotation file")
-    sp.add_argument("-o", "--output")
+    sp.add_argument("-o", "--output", type=output_file_arg,
+                    help="write the annotated program (or with --json the annotation file) here")
     _analysis_arguments(sp)
     sp.set_defaults(func=_cmd_annotate)
 
@@ -422,14 +525,14 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--module", metavar="NAME", help="which IRModule of FILE")
     sp.add_argument("--at", default="input,legalized,lowered",
                     help="extraction points to check, comma-separated (default: all three)")
-    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--json", action="store_true",
+                    help="print the findings as JSON (kind, severity, bindings, lines, point)")
     sp.add_argument("--strict", action="store_true",
                     help="warnings (purity-asserted) count as violations for the exit status")
-    sp.add_argument("--engine", choices=["auto", "souffle", "embedded"], default="auto")
+    EngineOptions.add_arguments(sp)
     sp.add_argument("--op-effects", action="append", default=[], metavar="FILE",
                     help="extra effect table (name<TAB>effect)")
     _tir_effects_argument(sp)
-    sp.add_argument("--timeout", type=float, default=600, help="Soufflé time limit (seconds)")
     sp.set_defaults(func=lambda a: relax_cli.cmd_check(a))
 
     sp = sub.add_parser("precision", help="cost and precision of each analysis variant, "
@@ -443,8 +546,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "step: @main calls the gradient and returns the loss and the gradients "
                          "of every parameter but the first (the data)")
     sp.add_argument("--seeds", type=int, default=2, help="oracle runs per program")
-    sp.add_argument("--out", metavar="DIR", help="write precision.{csv,json,md,svg} here")
-    sp.add_argument("--engine", choices=["auto", "souffle", "embedded"], default="auto")
+    sp.add_argument("--out", metavar="DIR", type=output_dir_arg,
+                    help="write precision.{csv,json,md,svg} here")
+    EngineOptions.add_arguments(sp)
     sp.set_defaults(func=_cmd_precision)
 
     batch_command.add_parser(sub)
@@ -452,20 +556,29 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("demo", help="the seed scenario: gradient, DCE modes, output diffs")
     sp.add_argument("file", help="the seed program (tests/data/seed_issue_program.relay)")
-    sp.add_argument("--seed", type=int, default=0)
-    sp.add_argument("--engine", choices=["auto", "souffle", "embedded"], default="auto")
+    sp.add_argument("--seed", type=int, default=0,
+                    help="seed of the random inputs (default: 0)")
+    EngineOptions.add_arguments(sp)
     sp.set_defaults(func=_cmd_demo)
     return p
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM (a scheduler, a CI timeout) stops a command the way Ctrl-C does: the Soufflé it
+    runs is killed, outputs are written whole or not at all, a batch can resume."""
+    raise KeyboardInterrupt
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `aliaslog` console script."""
     args = build_parser().parse_args(argv)
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
     try:
         return int(args.func(args))
     except LocatedError as err:
         if err.text is None and err.span is not None and Path(err.span.source).is_file():
-            err.with_text(Path(err.span.source).read_text(encoding="utf-8", errors="replace"))
+            err.with_text(Path(err.span.source).read_bytes().decode("utf-8", errors="replace"))
         print(err.render(), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -480,6 +593,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         hint = "" if args.debug else " (run `aliaslog --debug ...` for the traceback)"
         print(f"aliaslog: internal error: {type(exc).__name__}: {first}{hint}", file=sys.stderr)
         return INTERNAL_ERROR
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

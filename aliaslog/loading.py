@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import argparse
 import os
-import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from extractor.diagnostics import LocatedError
 from extractor.facts import FactSet
 from extractor.relay.ast import Expr, Function, Module
-from extractor.relay.errors import LocatedError
 from extractor.relay.json_io import load_json
-from extractor.relay.parser import parse
+from extractor.relay.parser import decode_source, parse
+
+from .engines.publish import publish_dir
 
 
 class UsageError(LocatedError):
@@ -22,17 +24,24 @@ class UsageError(LocatedError):
 
 
 def read_text(path: str | os.PathLike[str]) -> str:
-    """The file's text, or a UsageError naming the file."""
+    """The file's text as it is, or a UsageError naming the file (a byte that is not UTF-8: a
+    located error)."""
     try:
-        return Path(path).read_text(encoding="utf-8")
+        data = Path(path).read_bytes()
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot read: {exc}") from None
+    except IsADirectoryError:
+        raise UsageError(f"{path}: is a directory, not a program file") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
+    return decode_source(data, str(path))
 
 
-def load_module(path: str | os.PathLike[str]) -> Module:
+def load_relay(path: str | os.PathLike[str]) -> Module:
     """A Relay module from TVM's text format or, for `.json` files, tvm.ir.save_json output."""
+    if str(path).endswith(".py"):
+        raise UsageError(f"{path}: a TVMScript (Relax) file; this command reads Relay programs "
+                         "(for Relax use check, analyze, dce or facts)")
     text = read_text(path)
     name = str(path)
     if name.endswith(".json") or text.lstrip().startswith("{"):
@@ -53,6 +62,8 @@ def write_atomically(path: str | os.PathLike[str], write: Callable[[str], None])
     parent = target.parent if str(target.parent) else Path(".")
     if not parent.is_dir():
         raise UsageError(f"{path}: directory {parent} does not exist")
+    if target.is_dir():
+        raise UsageError(f"{path}: is a directory; give a file name to write to")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=parent)
     os.close(fd)
     try:
@@ -76,21 +87,44 @@ def write_text_atomically(path: str | os.PathLike[str], text: str) -> None:
     write_atomically(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
 
 
+def output_file_arg(path: str) -> str:
+    """argparse type of an output file: checked before any work, so a mistake costs nothing."""
+    target = Path(path)
+    if target.is_dir():
+        raise argparse.ArgumentTypeError(f"{path} is a directory; give a file name")
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        raise argparse.ArgumentTypeError(f"{path}: directory {parent} does not exist")
+    return path
+
+
+def output_dir_arg(path: str) -> str:
+    """argparse type of an output directory: it may exist (as a directory) or be made."""
+    if Path(path).exists() and not Path(path).is_dir():
+        raise argparse.ArgumentTypeError(f"{path} is a file; give a directory")
+    return path
+
+
+def output_dir(path: str | os.PathLike[str]) -> Path:
+    """A directory outputs go into (made if missing); a UsageError if a file is in the way."""
+    out = Path(path)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{path}: is a file; give a directory for these outputs")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot make the directory: {exc.strerror}") from None
+    return out
+
+
 def publish_facts(facts: FactSet, output: str | os.PathLike[str]) -> str:
-    """Write facts into a fresh directory and rename it into place; returns a summary line.
+    """Write facts into a fresh directory swapped into place; returns a summary line.
 
     An existing directory is replaced only if it holds nothing but .facts files.
     """
     out = Path(output)
-    if out.exists() and (not out.is_dir() or any(p.suffix != ".facts" for p in out.iterdir())):
-        raise UsageError(f"{out}: exists and is not a facts directory; refusing to overwrite")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
-        facts.write(staging)
-        if out.exists():
-            shutil.rmtree(out)
-        staging.rename(out)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        publish_dir(out, facts.write, owned_suffix=".facts")
+    except FileExistsError as exc:
+        raise UsageError(f"{exc}; refusing to overwrite") from None
     return f"{facts.count()} facts in {len(list(out.iterdir()))} relations -> {out}"

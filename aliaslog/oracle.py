@@ -2,7 +2,9 @@
 
 Two kinds of truth: which cells variables held (observed accesses and aliases must be a
 subset of the static ones), and which bindings runs show to be removable (the analysis's
-DCE recall is measured against them).
+DCE recall is measured against them). Both run the analysed program itself (its A-normal form,
+`analysis_program(mod)` or `result.extraction.module`), so that every node a run touches is one
+the analysis has an id for.
 """
 
 from __future__ import annotations
@@ -14,10 +16,16 @@ from typing import Any
 import numpy as np
 
 from extractor.relay import ast as A
+from extractor.relay.interpreter import (
+    Closure,
+    ConstructorValue,
+    RefCell,
+    eval_expr,
+    evaluate,
+    random_inputs,
+)
 
 from .analysis import AnalysisResult
-from .analysis_dce import remove_lets
-from .interpreter import Closure, ConstructorValue, RefCell, eval_expr, evaluate, random_inputs
 
 CLOSURE_CALLS = 2  # each returned closure is called this many times when observing a result
 MAX_CLOSURE_DEPTH = 3  # closures returned by closures are followed this deep
@@ -26,8 +34,8 @@ Observation = list[tuple[str, Any]]
 Hooks = dict[str, Any]  # observer= and on_bind= for the interpreter
 
 
-def observe_result(mod: A.Module, value: Any, seed: int, hooks: Hooks | None = None
-                   ) -> Observation:
+def observe_result(mod: A.Module, value: Any, seed: int, hooks: Hooks | None = None,
+                   prepared: bool = False) -> Observation:
     """Everything a caller of the entry can see of its result.
 
     Tensors, tuple and constructor shapes, the contents of cells, and the results of calling
@@ -61,8 +69,8 @@ def observe_result(mod: A.Module, value: Any, seed: int, hooks: Hooks | None = N
             if depth >= MAX_CLOSURE_DEPTH:
                 return
             for k in range(CLOSURE_CALLS):
-                walk(call_closure(mod, v, random_inputs(v.func, seed + 100 * (k + 1)), hooks),
-                     depth + 1)
+                walk(call_closure(mod, v, random_inputs(v.func, seed + 100 * (k + 1)), hooks,
+                                  prepared), depth + 1)
         else:
             raise TypeError(f"unexpected value {v!r}")
 
@@ -70,21 +78,26 @@ def observe_result(mod: A.Module, value: Any, seed: int, hooks: Hooks | None = N
     return out
 
 
-def call_closure(mod: A.Module, clo: Closure, args: Sequence[Any], hooks: Hooks | None = None
-                 ) -> Any:
+def call_closure(mod: A.Module, clo: Closure, args: Sequence[Any], hooks: Hooks | None = None,
+                 prepared: bool = False) -> Any:
     """Apply a closure value to argument values, as a caller of the entry would."""
     f = A.Var("f")
     xs = [A.Var(f"a{i}") for i in range(len(args))]
     env = {f: clo, **dict(zip(xs, args, strict=True))}
-    return eval_expr(A.Call(f, tuple(xs)), mod, env, **(hooks or {}))
+    return eval_expr(A.Call(f, tuple(xs)), mod, env, prepared=prepared, **(hooks or {}))
 
 
-def run_observed(mod: A.Module, seed: int, entry: str = "main", hooks: Hooks | None = None
-                 ) -> Observation:
-    """Evaluate the entry on the seed's inputs and observe the result (hooks: interpreter's)."""
+def run_observed(mod: A.Module, seed: int, entry: str = "main", hooks: Hooks | None = None,
+                 prepared: bool = False) -> Observation:
+    """Evaluate the entry on the seed's inputs and observe the result (hooks: interpreter's).
+
+    With `prepared`, mod is run as it is (an analysed program, whose nodes the hooks name);
+    otherwise it is prepared first, as the debug executor does.
+    """
     fn = mod.functions[entry]
-    value = evaluate(mod, random_inputs(fn, seed), entry=entry, **(hooks or {}))
-    return observe_result(mod, value, seed, hooks)
+    value = evaluate(mod, random_inputs(fn, seed), entry=entry, prepared=prepared,
+                     **(hooks or {}))
+    return observe_result(mod, value, seed, hooks, prepared)
 
 
 def difference(got: Observation, want: Observation) -> str | None:
@@ -139,7 +152,7 @@ def perturbation_live(mod: A.Module, seeds: Sequence[int], entry: str = "main"
     a binding whose removal happens to change nothing (a zero gradient added into a zero
     cell) is live.
     """
-    want = [run_observed(mod, s, entry) for s in seeds]
+    want = [run_observed(mod, s, entry, prepared=True) for s in seeds]
     lets = [e for f in mod.functions.values() for e in A.post_order(f) if isinstance(e, A.Let)]
     live: set[int] = set()
     perturbable: set[int] = set()
@@ -171,7 +184,8 @@ def perturbation_live(mod: A.Module, seeds: Sequence[int], entry: str = "main"
         for s, w in zip(seeds, want, strict=True):
             state["active"] = 0
             try:
-                changed = difference(run_observed(mod, s, entry, hooks), w) is not None
+                changed = difference(run_observed(mod, s, entry, hooks, prepared=True),
+                                     w) is not None
             except Exception:  # noqa: BLE001 - a run the perturbation breaks depends on it
                 changed = True
             if state["hit"]:
@@ -191,7 +205,7 @@ def oracle_removable(mod: A.Module, seeds: Sequence[int], entry: str = "main",
     still closed (no kept code mentions a removed variable) and every seed's run observes
     exactly what the original does. `budget` bounds the number of deletion trials.
     """
-    want = [run_observed(mod, s, entry) for s in seeds]
+    want = [run_observed(mod, s, entry, prepared=True) for s in seeds]
     live, _ = perturbation_live(mod, seeds, entry)
     lets = [e for f in mod.functions.values() for e in A.post_order(f)
             if isinstance(e, A.Let) and id(e) not in live]
@@ -207,7 +221,7 @@ def oracle_removable(mod: A.Module, seeds: Sequence[int], entry: str = "main",
                 continue
             budget -= 1
             try:
-                same = all(difference(run_observed(trial, s, entry), w) is None
+                same = all(difference(run_observed(trial, s, entry, prepared=True), w) is None
                            for s, w in zip(seeds, want, strict=True))
             except Exception:  # noqa: BLE001 - a run that fails is a changed observation
                 same = False
@@ -215,6 +229,30 @@ def oracle_removable(mod: A.Module, seeds: Sequence[int], entry: str = "main",
                 removed.add(id(let))
                 changed = True
     return removed
+
+
+class _Remover(A.ExprMutator):
+    """Rebuilds a module without some Let nodes (a trial deletion); sharing is preserved."""
+
+    def __init__(self, remove: set[int]) -> None:
+        super().__init__()
+        self.remove = remove
+
+    def visit_Let(self, e: A.Let) -> A.Expr:
+        lets, body = A.let_chain(e)
+        parts = [(let, self.visit(let.value)) for let in lets if id(let) not in self.remove]
+        out = self.visit(body)
+        for old, val in reversed(parts):
+            out = old if val is old.value and out is old.body else A.Let(old.var, val, out,
+                                                                          span=old.span)
+        return out
+
+
+def remove_lets(mod: A.Module, remove: set[int]) -> A.Module:
+    """mod without the Let nodes whose ids are in `remove` (every global function)."""
+    remover = _Remover(remove)
+    fns = {name: remover.visit(fn) for name, fn in mod.functions.items()}
+    return A.Module(fns, mod.type_defs, mod.source_name)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -253,7 +291,7 @@ def observe(mod: A.Module, seeds: Iterable[int], entry: str = "main") -> Observe
     for seed in seeds:
         recorder = _Recorder(obs.accesses)
         evaluate(mod, random_inputs(mod.functions[entry], seed), entry=entry,
-                 observer=recorder.event)
+                 observer=recorder.event, prepared=True)
     return obs
 
 

@@ -11,33 +11,9 @@ from pathlib import Path
 from extractor.relay import ast as A
 
 from . import plots
-from .analysis import CONTEXTS, analyze
+from .analysis import analysis_program, analyze
+from .options import DEFAULT_ENGINE, AnalysisOptions, EngineOptions
 from .oracle import access_variables, observe, oracle_removable, unsound_findings
-
-LIVENESS = {"": False, "+fs": True}
-
-
-@dataclass(frozen=True)
-class Variant:
-    """A points-to context variant and a liveness variant: `1-call`, `insensitive+fs`, ..."""
-
-    context: str
-    flow_sensitive: bool
-
-    @property
-    def name(self) -> str:
-        return self.context + ("+fs" if self.flow_sensitive else "")
-
-    @staticmethod
-    def parse(text: str) -> Variant:
-        context, plus, rest = text.partition("+")
-        if context not in CONTEXTS or (plus and rest != "fs"):
-            raise ValueError(f"unknown variant `{text}`: a context ({', '.join(CONTEXTS)}), "
-                             "optionally followed by +fs (flow-sensitive liveness)")
-        return Variant(context, bool(plus))
-
-
-ALL_VARIANTS = tuple(Variant(c, fs) for c in CONTEXTS for fs in (False, True))
 
 
 @dataclass
@@ -70,16 +46,19 @@ class Row:
         return self.removed_of_oracle / self.oracle_removable if self.oracle_removable else 1.0
 
 
-def measure(mod: A.Module, program: str, variants: tuple[Variant, ...], seeds: tuple[int, ...],
-            engine: str = "auto") -> list[Row]:
-    """Analyse one program under every variant and compare with what its runs do."""
-    obs = observe(mod, seeds)
-    dead = oracle_removable(mod, seeds)
+def measure(mod: A.Module, program: str, variants: tuple[AnalysisOptions, ...],
+            seeds: tuple[int, ...], engine: EngineOptions = DEFAULT_ENGINE) -> list[Row]:
+    """Analyse one program under every variant and compare with what its runs do (the runs
+    and the analyses are of one analysed program, so their bindings are the same nodes)."""
+    program_run = analysis_program(mod)
+    obs = observe(program_run, seeds)
+    dead = oracle_removable(program_run, seeds)
     rows = []
     for v in variants:
         t0 = time.perf_counter()
-        res = analyze(mod, engine=engine, context=v.context, flow_sensitive=v.flow_sensitive)
+        res = analyze(mod, v, engine=engine)
         seconds = time.perf_counter() - t0
+        assert res.extraction.module is program_run
         acc = access_variables(res)
         static_pairs = {(a, b) for a, b in res.relations["may_alias"] if a in acc and b in acc}
         m = res.metrics
@@ -87,7 +66,7 @@ def measure(mod: A.Module, program: str, variants: tuple[Variant, ...], seeds: t
                         m["avg points-to set x100"], m["may-alias pairs"],
                         m["call-graph edges"], m["polymorphic call sites"],
                         len(static_pairs) // 2, len(obs.alias_pairs(res)) // 2,
-                        len(dead), len(dead & {id(let) for let in res.removable()}),
+                        len(dead), len(dead & {id(let) for let in res.analysed_removable()}),
                         unsound_findings(res, obs)))
     return rows
 

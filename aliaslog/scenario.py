@@ -7,12 +7,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from extractor.relay.ast import Let, Module, RefRead, RefWrite, TupleType, post_order
+from extractor.relay.interpreter import evaluate, flatten_value, random_inputs
+from extractor.relay.transforms.gradient import gradient_module
+from extractor.relay.transforms.training import training_step
 from extractor.relay.typeinfer import infer_types
 
-from .dce import dce
-from .gradient import gradient_module
-from .interpreter import evaluate, flatten_value, random_inputs
-from .training import training_step
+from .dce import MODES, relay_dce
+from .options import DEFAULT_ENGINE, EngineOptions
 
 BASELINE = "none"
 
@@ -61,12 +62,9 @@ def output_names(mod: Module, entry: str = "main") -> list[str]:
     return primal_names + [f"d{p.name_hint}" for p in fn.params]
 
 
-MODES = ("assume-pure", "purity", "analysis")
-
-
 def compare_dce(
     program: Module, names: list[str], seed: int = 0, modes: tuple[str, ...] = MODES,
-    engine: str = "auto",
+    engine: EngineOptions = DEFAULT_ENGINE,
 ) -> ScenarioResult:
     """Run program on seeded random inputs with no DCE and after each DCE mode."""
     args = random_inputs(program.functions["main"], seed)
@@ -76,7 +74,7 @@ def compare_dce(
     result.ref_ops[BASELINE] = count_ref_ops(program)
     for mode in modes:
         options = {"engine": engine} if mode == "analysis" else {}
-        pruned = dce(program, mode=mode, **options)
+        pruned = relay_dce(program, mode=mode, **options)
         result.outputs[mode] = flatten_value(evaluate(pruned, args))
         result.bindings[mode] = count_lets(pruned)
         result.ref_ops[mode] = count_ref_ops(pruned)
@@ -84,14 +82,15 @@ def compare_dce(
 
 
 def run_seed_scenario(
-    mod: Module, seed: int = 0, modes: tuple[str, ...] = MODES, engine: str = "auto"
+    mod: Module, seed: int = 0, modes: tuple[str, ...] = MODES,
+    engine: EngineOptions = DEFAULT_ENGINE,
 ) -> ScenarioResult:
     """The issue's script: differentiate @main, then compare each DCE with none."""
     primal = infer_types(mod).module
     return compare_dce(gradient_module(primal), output_names(primal), seed, modes, engine)
 
 
-def removed_ref_ops(program: Module, engine: str = "auto") -> list[str]:
+def removed_ref_ops(program: Module, engine: EngineOptions = DEFAULT_ENGINE) -> list[str]:
     """`%name = ref_read(...)` / `ref_write(...)` bindings the analysis proves removable."""
     from .analysis import analyze
 
@@ -105,7 +104,7 @@ def removed_ref_ops(program: Module, engine: str = "auto") -> list[str]:
 
 def run_training_scenario(
     mod: Module, keep_grads: tuple[int, ...], seed: int = 0, modes: tuple[str, ...] = MODES,
-    engine: str = "auto",
+    engine: EngineOptions = DEFAULT_ENGINE,
 ) -> ScenarioResult:
     """A training step that keeps the loss and some gradients: where dead ref writes appear."""
     primal = infer_types(mod).module

@@ -1,12 +1,16 @@
 """Seconds per stage of the whole analysis on gradient programs of MLP chains, per engine.
 
-Usage: python benchmarks/bench_analysis.py [--sizes N ...] [--engines E ...] [--seed-only]
+Usage: python benchmarks/bench_analysis.py [--sizes N ...] [--engines E ...] [--repeat R]
+                                           [--seed-only]
 
 Stages: parse, gradient (incl. type inference), facts, solve, read-back (what DCE needs: the
 demand graph that only `explain` reads is not read back). Each row is one
 program size and engine; the ratio columns compare with the previous size of the same engine
 (per doubling of N, and per op) and with the first engine at the same size. The seed program
 (apache/tvm #6803) is timed end to end (parse -> gradient -> analyze -> DCE) first.
+With --repeat R every (size, engine) runs R times, the engines taking turns, and each stage
+reports its fastest run (on a shared machine the other load only ever adds time).
+The `solve x` column is the embedded solve over interpreted Soufflé's solve at the same size.
 All numbers come from this one run; nothing here asserts a time.
 """
 
@@ -21,11 +25,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from aliaslog.analysis import analyze  # noqa: E402
-from aliaslog.analysis_dce import remove_bindings  # noqa: E402
+from aliaslog.analysis_dce import remove_relay_bindings  # noqa: E402
 from aliaslog.engines import available_engines  # noqa: E402
-from aliaslog.gradient import gradient_module  # noqa: E402
+from aliaslog.options import EngineOptions  # noqa: E402
 from benchmarks.mlp_chain import mlp_chain  # noqa: E402
 from extractor.relay.parser import parse, parse_file  # noqa: E402
+from extractor.relay.transforms.gradient import gradient_module  # noqa: E402
 from extractor.relay.typeinfer import infer_types  # noqa: E402
 
 SEED = Path(__file__).resolve().parents[1] / "tests" / "data" / "seed_issue_program.relay"
@@ -36,8 +41,8 @@ def seed_end_to_end(engine: str) -> tuple[float, int]:
     """Seconds for parse -> gradient -> analyze -> DCE on the seed, and bindings analysed."""
     t0 = time.perf_counter()
     grad = gradient_module(infer_types(parse_file(SEED)).module)
-    result = analyze(grad, engine=engine, explain=False)
-    remove_bindings(grad, result)
+    result = analyze(grad, engine=EngineOptions(engine), explain=False)
+    remove_relay_bindings(result)
     return time.perf_counter() - t0, len(result.kept_ids) + len(result.removable_ids)
 
 
@@ -51,7 +56,7 @@ def run(n_ops: int, engine: str) -> dict[str, float]:
     t = time.perf_counter()
     grad = gradient_module(infer_types(mod).module)
     times["gradient"] = time.perf_counter() - t
-    result = analyze(grad, engine=engine, explain=False)
+    result = analyze(grad, engine=EngineOptions(engine), explain=False)
     times.update(result.timings)
     return times
 
@@ -60,24 +65,30 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="*", default=[100, 1000, 2500, 5000, 10000])
     ap.add_argument("--engines", nargs="*", default=available_engines())
+    ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--seed-only", action="store_true")
     args = ap.parse_args()
 
     for engine in args.engines:
-        analyze(parse_file(SEED), engine=engine)  # warm up (compiled caches, imports)
+        analyze(parse_file(SEED), engine=EngineOptions(engine))  # warm up: caches, imports
         seconds, bindings = seed_end_to_end(engine)
         print(f"seed end to end ({engine}): {seconds:.3f} s, {bindings} bindings analysed")
     if args.seed_only:
         return
 
     header = f"{'N ops':>7} {'engine':>9} " + " ".join(f"{s:>9}" for s in STAGES)
-    header += f" {'total':>8} {'x/doubling':>10} {'per-op x':>8} {'vs first':>8}"
+    header += f" {'total':>8} {'x/doubling':>10} {'per-op x':>8} {'vs first':>8} {'solve x':>7}"
     print("\n" + header)
     first_engine: dict[int, float] = {}
     previous: dict[str, tuple[int, float]] = {}
     for n in args.sizes:
+        best: dict[str, dict[str, float]] = {}
+        for _ in range(args.repeat):
+            for engine in args.engines:
+                times = run(n, engine)
+                best[engine] = {s: min(times[s], best.get(engine, times)[s]) for s in STAGES}
         for engine in args.engines:
-            times = run(n, engine)
+            times = best[engine]
             total = sum(times.values())
             row = f"{n:>7} {engine:>9} " + " ".join(f"{times[s]:>9.3f}" for s in STAGES)
             row += f" {total:>8.3f}"
@@ -93,6 +104,8 @@ def main() -> None:
             else:
                 first_engine[n] = total
                 row += f" {'1.00':>8}"
+            if engine == "embedded" and "souffle" in best:
+                row += f" {times['solve'] / best['souffle']['solve']:>7.2f}"
             previous[engine] = (n, total)
             print(row, flush=True)
 

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from aliaslog.engines import available_engines, solve  # noqa: E402
 
-DEFAULT_DLBENCH = Path(__file__).resolve().parents[2] / "shared" / "reference" / "dlbench"
+DEFAULT_DLBENCH = Path(__file__).resolve().parents[1] / "tests" / "data" / "dlbench"
 
 CHAIN_DL = """.decl edge(a: number, b: number)
 .input edge

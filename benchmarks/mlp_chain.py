@@ -22,10 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from aliaslog.dce import dce  # noqa: E402
-from aliaslog.gradient import gradient_module  # noqa: E402
-from aliaslog.interpreter import evaluate, random_inputs  # noqa: E402
+from aliaslog.dce import relay_dce  # noqa: E402
+from extractor.relay.interpreter import evaluate, random_inputs  # noqa: E402
 from extractor.relay.parser import parse  # noqa: E402
+from extractor.relay.transforms.gradient import gradient_module  # noqa: E402
 from extractor.relay.typeinfer import infer_types  # noqa: E402
 
 BATCH = 2
@@ -84,7 +84,7 @@ def run_pipeline(n_ops: int, shared_weights: bool = False, repeat: int = 1) -> d
     primal = typed.module  # type: ignore[attr-defined]
     secs["grad"], grad = _timed(lambda: gradient_module(primal), r)
     secs["infer_grad"], _ = _timed(lambda: infer_types(grad), r)  # type: ignore[arg-type]
-    secs["dce"], _ = _timed(lambda: dce(grad, mode="purity"), r)  # type: ignore[arg-type]
+    secs["dce"], _ = _timed(lambda: relay_dce(grad, mode="purity"), r)  # type: ignore[arg-type]
     args = random_inputs(grad.functions["main"], 0)  # type: ignore[attr-defined]
     secs["eval"], _ = _timed(lambda: evaluate(grad, args), r)  # type: ignore[arg-type]
     return secs

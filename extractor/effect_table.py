@@ -12,9 +12,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .relay.errors import LocatedError, Span
-
-EFFECTS = ("none", "reads", "writes", "allocates", "view", "alias", "io", "random", "unknown")
+from .diagnostics import LocatedError, Span
+from .schema import EFFECTS
 
 
 class ExtractError(LocatedError):

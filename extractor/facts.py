@@ -7,7 +7,7 @@ import os
 import re
 from pathlib import Path
 
-from .schema import SCHEMA, SCHEMA_BY_NAME
+from .schema import EFFECT_KINDS, SCHEMA, SCHEMA_BY_NAME
 
 _ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 _UNESCAPES = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
@@ -47,6 +47,9 @@ class FactSet:
         self._seen: dict[str, set[tuple[str | int, ...]]] = {r.name: set() for r in SCHEMA}
         self._types = {r.name: tuple(int if t == "number" else str for _, t in r.columns)
                        for r in SCHEMA}
+        for kind, classes, _ in EFFECT_KINDS:  # the effect vocabulary the rules join on
+            for cls in classes:
+                self.add("effect_class", kind, cls)
 
     def add(self, relation: str, *row: str | int) -> None:
         """Add one row (duplicates are dropped); a wrong arity or column type is a bug."""

@@ -20,13 +20,13 @@ from pathlib import Path
 import tvm
 from tvm import relax
 
+from .diagnostics import Span
 from .effect_table import ExtractError
-from .relay.errors import Span
 
 POINTS = ("input", "legalized", "lowered")
 
 
-def load_modules(path: str | os.PathLike[str]) -> dict[str, tvm.IRModule]:
+def load_relax_modules(path: str | os.PathLike[str]) -> dict[str, tvm.IRModule]:
     """Run a TVMScript file and return the IRModules it defines, by variable name."""
     p = Path(path)
     if not p.is_file():
@@ -76,9 +76,9 @@ def _line_in(exc: BaseException, path: Path) -> int | None:
     return line
 
 
-def load_module(path: str | os.PathLike[str], name: str | None = None) -> tvm.IRModule:
+def load_relax_module(path: str | os.PathLike[str], name: str | None = None) -> tvm.IRModule:
     """One IRModule from a file: the one named `name`, or the only one."""
-    mods = load_modules(path)
+    mods = load_relax_modules(path)
     if name is not None:
         if name not in mods:
             raise ExtractError(f"{path}: no IRModule named `{name}` "

@@ -8,19 +8,17 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from .effect_table import ExtractError, load_effect_table
 from .facts import FactSet
 from .relay import ast as A
 from .relay.ops import OPS
 
-DEFAULT_OP_EFFECTS = Path(__file__).with_name("op_effects.tsv")
-
 
 def load_op_effects(*paths: str | os.PathLike[str]) -> dict[str, str]:
-    """The Relay operator effect table: the default file, overridden by `paths` in order."""
-    return load_effect_table(DEFAULT_OP_EFFECTS, *paths)
+    """The Relay operator effect table: each registered operator's declared effect, overridden
+    by the tables at `paths` in order (`--op-effects FILE`); an operator not in it is unknown."""
+    return {**{name: op.effect for name, op in OPS.items()}, **load_effect_table(*paths)}
 
 
 @dataclass
@@ -58,6 +56,8 @@ class _Extractor:
         self.n_block = 0
         self.ops_used: set[str] = set()
         self.functions: list[A.Function] = []
+        self.free_uses: dict[str, str] = {}  # a variable used before any binding of it: where
+        self.bound: set[str] = set()  # variables with a binding site (node facts name its function)
 
     # ----------------------------------------------------------------------------- ids
     def nid(self, node: object) -> str:
@@ -93,10 +93,13 @@ class _Extractor:
         self.f.add("entry", gids[self.entry])
         for name in names:
             self.function(self.mod.functions[name], gids[name])
+        for v, func in self.free_uses.items():  # free variables sit where they are used
+            if v not in self.bound:
+                self.f.add("node", v, "var", func)
         for fn in self.functions:
             self.straight_line_facts(fn)
         for op in sorted(self.ops_used):
-            effect = self.op_effects.get(op, "none" if op in OPS else "unknown")
+            effect = self.op_effects.get(op, "unknown")
             self.f.add("op_effect", op, effect)
         return Extraction(self.f, self.ids, self.mod, self.entry)
 
@@ -111,7 +114,7 @@ class _Extractor:
         for i, p in enumerate(fn.params):
             pid = self.nid(p)
             f.add("param", fid, i, pid)
-            f.add("node", pid, "var", fid)
+            self.binder(pid, fid)
             self.loc(p, pid)
         # (node, enclosing function id, segment owner)
         stack: list[tuple[A.Expr, str, str]] = [(fn.body, fid, fid)]
@@ -123,6 +126,11 @@ class _Extractor:
                 continue
             seen.add(key)
             stack.extend(reversed(self.expr(e, func, owner)))
+
+    def binder(self, v: str, func: str) -> None:
+        """Variable v is bound (a parameter, a let or a pattern variable) in function func."""
+        self.f.add("node", v, "var", func)
+        self.bound.add(v)
 
     def loc(self, node: object, nid: str) -> None:
         span = getattr(node, "span", None)
@@ -146,8 +154,8 @@ class _Extractor:
             return cid
 
         kind = type(e).__name__
-        if isinstance(e, A.Var):
-            f.add("node", n, "var", func)
+        if isinstance(e, A.Var):  # a use: its node fact names the function that binds it
+            self.free_uses.setdefault(n, func)
             return todo
         if isinstance(e, A.GlobalVar):
             f.add("node", n, "global", func)
@@ -198,7 +206,7 @@ class _Extractor:
             for i, p in enumerate(e.params):
                 pid = self.nid(p)
                 f.add("param", n, i, pid)
-                f.add("node", pid, "var", n)
+                self.binder(pid, n)
                 self.loc(p, pid)
             if isinstance(e.body, A.Var):
                 f.add("var_ref", n, self.nid(e.body))
@@ -241,7 +249,7 @@ class _Extractor:
             f.add("node", n, "let", func)
             b = self.bid(let)
             v = self.nid(let.var)
-            f.add("node", v, "var", func)
+            self.binder(v, func)
             self.loc(let.var, v)
             value = self.nid(let.value)
             nxt = self.nid(let.body)
@@ -279,7 +287,7 @@ class _Extractor:
             if isinstance(q, A.PatternVar):
                 v = self.nid(q.var)
                 self.f.add("pat_var", pid, v)
-                self.f.add("node", v, "var", func)
+                self.binder(v, func)
                 self.loc(q.var, v)
             elif isinstance(q, (A.PatternConstructor, A.PatternTuple)):
                 if isinstance(q, A.PatternConstructor):
@@ -385,7 +393,7 @@ class FlowWalk:
         if isinstance(e.op, A.Constructor):
             return True
         if isinstance(e.op, A.Op):
-            effect = self.ex.op_effects.get(e.op.name, "none" if e.op.name in OPS else "unknown")
+            effect = self.ex.op_effects.get(e.op.name, "unknown")
             return effect in ("none", "allocates")
         return False
 

@@ -11,6 +11,29 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
+# The effect vocabulary: every kind of effect an operator or packed function may have, and the
+# classes the rules join on (never chains of `e != "..."`, which a new kind would slip past).
+# Every fact set holds these as `effect_class` facts.
+EFFECT_KINDS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("none", (), "no effect: the result is computed from the arguments, in fresh memory"),
+    ("reads", ("local",), "reads memory it is given"),
+    ("allocates", ("local",), "allocates fresh memory"),
+    ("writes", ("memory",), "destination passing: writes its last argument"),
+    ("view", ("memory",), "its result is a view of its first argument"),
+    ("alias", ("memory",), "its result may be any of its arguments"),
+    ("io", ("opaque",), "input or output"),
+    ("random", ("opaque",), "draws random numbers"),
+    ("unknown", ("opaque",), "may do anything"),
+)
+EFFECT_CLASSES: dict[str, str] = {
+    "local": "seen by the rules as what it is: a read, an allocation",
+    "memory": "an effect on memory the Relax rules model (writes, views, aliases); the Relay "
+              "rules, which have no such memory, treat it as opaque",
+    "opaque": "an effect nobody can see through: never removed; what the call returns may be "
+              "anything it was given",
+}
+EFFECTS = tuple(kind for kind, _, _ in EFFECT_KINDS)
+
 # Soufflé subtypes of symbol: mixing ids of different kinds is a type error in the rules.
 TYPES: tuple[tuple[str, str, str], ...] = (
     ("Node", "symbol", "an expression node (variables and functions included); also an object id"),
@@ -18,7 +41,7 @@ TYPES: tuple[tuple[str, str, str], ...] = (
     ("Pat", "symbol", "a match pattern"),
     ("Op", "symbol", "an operator name"),
     ("Block", "symbol", "a straight-line sequence of bindings (a let chain)"),
-    ("Effect", "symbol", "an effect kind: none reads writes allocates io random unknown"),
+    ("Effect", "symbol", "an effect kind: " + " ".join(EFFECTS)),
 )
 
 
@@ -43,7 +66,8 @@ def _rel(name: str, cols: str, doc: str) -> Relation:
 SCHEMA: tuple[Relation, ...] = (
     # --- structure and value flow (IR-agnostic core)
     _rel("node", "n:Node, kind:symbol, func:Node",
-         "every expression node, its syntactic kind and the function it sits in"),
+         "every expression node, its syntactic kind and the function it sits in (for a "
+         "variable: the function that binds it)"),
     _rel("node_loc", "n:Node, line:number, col:number", "source position of a node"),
     _rel("func", "f:Node, body:Node", "a function (global or literal) and its body expression"),
     _rel("global_func", "name:symbol, f:Node", "a module-level function `@name`"),
@@ -87,6 +111,12 @@ SCHEMA: tuple[Relation, ...] = (
          "or branch in between: no read can see the first write's value"),
     # --- effects
     _rel("op_effect", "op:Op, effect:Effect", "what calling an operator may do (data table)"),
+    _rel("run_nonce", "token:symbol",
+         "a token chosen afresh for each solve (empty in written fact files); the rules echo it "
+         "in results_of, so the read-back knows the results are of these facts"),
+    _rel("effect_class", "effect:Effect, class:symbol",
+         "effect kind `effect` belongs to class `class` (local, memory, opaque; from the "
+         "schema's effect table, in every fact set)"),
     # --- memory (Relax): tensors, storages, views, in-place and destination-passing writes
     _rel("rx_call", "c:Node, kind:symbol, callee:Op",
          "c calls an operator (kind op), a packed function (extern) or a PrimFunc (primfunc) "

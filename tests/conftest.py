@@ -1,4 +1,4 @@
-"""Shared fixtures: paths to test data and to the read-only shared folder beside the repo."""
+"""Shared fixtures and constants: paths to test data, the engine options tests use."""
 
 from __future__ import annotations
 
@@ -7,9 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from aliaslog.options import AnalysisOptions, EngineOptions
+
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data"
-SHARED = REPO.parent / "shared"
+
+EMBEDDED = EngineOptions("embedded")
+SOUFFLE = EngineOptions("souffle")
+FLOW_SENSITIVE = AnalysisOptions(liveness="flow-sensitive")
 
 
 @pytest.fixture

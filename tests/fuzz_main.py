@@ -15,7 +15,8 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any
+
+from aliaslog.options import AnalysisOptions
 
 from .randprog import FEATURES, Generator, RandomChooser, replay
 from .test_fuzz import (
@@ -25,7 +26,6 @@ from .test_fuzz import (
     check_program,
     have_souffle,
     save_regression,
-    variant_id,
 )
 
 
@@ -71,8 +71,8 @@ def shrink(choices: Sequence[int], fails: Callable[[str], bool], budget: int = 3
     return best_text
 
 
-def pick_variants(spec: str) -> list[dict[str, Any]]:
-    """`all`, or comma-separated indices into VARIANTS or variant ids (flow_sensitive=True)."""
+def pick_variants(spec: str) -> list[AnalysisOptions]:
+    """`all`, or comma-separated indices into VARIANTS or variant names (`1-closure+fs`)."""
     if spec == "all":
         return list(VARIANTS)
     out = []
@@ -81,9 +81,9 @@ def pick_variants(spec: str) -> list[dict[str, Any]]:
         if item.isdigit() and int(item) < len(VARIANTS):
             out.append(VARIANTS[int(item)])
             continue
-        named = [v for v in VARIANTS if variant_id(v) == item]
+        named = [v for v in VARIANTS if v.name == item]
         if not named:
-            known = ", ".join(f"{i}: {variant_id(v)}" for i, v in enumerate(VARIANTS))
+            known = ", ".join(f"{i}: {v.name}" for i, v in enumerate(VARIANTS))
             raise SystemExit(f"unknown variant {item!r} (known: {known})")
         out.append(named[0])
     return out
@@ -153,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 1 if failed_programs else 0
 
 
-def _check_seed(job: tuple[int, list[dict[str, Any]], list[str]]
+def _check_seed(job: tuple[int, list[AnalysisOptions], list[str]]
                 ) -> tuple[int, list[str], list[Failure], float, float]:
     """Generate and check the program of one seed (in a pool process when --jobs > 1)."""
     seed, variants, checks = job
@@ -165,7 +165,7 @@ def _check_seed(job: tuple[int, list[dict[str, Any]], list[str]]
 
 
 def report(seed: int, text: str, choices: list[int], failures: list[Failure],
-           variants: list[dict[str, Any]], checks: list[str], args: argparse.Namespace) -> None:
+           variants: list[AnalysisOptions], checks: list[str], args: argparse.Namespace) -> None:
     """Print each distinct failure of one program; shrink and save a reproducer for each."""
     seen: set[tuple[str, str]] = set()
     for f in failures:
@@ -179,11 +179,11 @@ def report(seed: int, text: str, choices: list[int], failures: list[Failure],
         if args.no_shrink:
             small = text
         else:
-            opts = [v for v in variants if variant_id(v) == f.variant] or variants[:1]
+            opts = [v for v in variants if v.name == f.variant] or variants[:1]
             only = checks if f.check in ("generator", "analysis") else [f.check]
 
             def fails(candidate: str, key: tuple[str, str] = f.key(),
-                      opts: list[dict[str, Any]] = opts, only: list[str] = only) -> bool:
+                      opts: list[AnalysisOptions] = opts, only: list[str] = only) -> bool:
                 return any(g.key() == key for g in check_program(candidate, opts, only))
 
             small = shrink(choices, fails, args.shrink_budget)

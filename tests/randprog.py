@@ -12,6 +12,13 @@ are let-bound ("hoisted") into the current block, so every let is annotated with
 Dead code comes for free (lets never used later) and on purpose (dead cells, overwritten writes,
 unused reads).
 
+Shapes the analysis must get right and that plain let-bound code never shows: graph bindings
+(`%N = e;`, one shared node, evaluated once where ToANormalForm binds it) with effects, used in
+nested closures and if / match arms as well as where they are defined; towers of closures nested
+three or four deep whose innermost body reads and writes cells captured from several levels up,
+stores outer values in its own cells and writes through aliases of them; and closures parked in
+cells and tuples and called later.
+
 Termination: every callable has a level (a global's is fixed; a closure's is part of its
 generator-side type, so a value of level k is only ever stored where level k is expected). A body
 of level K may only call callables of level < K, except the designated recursive calls, which
@@ -129,15 +136,23 @@ def parts(t: Ty) -> list[Ty]:
 # ------------------------------------------------------------------------------- programs
 
 
+_REGIONS = iter(range(1 << 62))
+
+
 @dataclass
 class Scope:
-    """Where code is being generated: visible vars, the body's level, the current block."""
+    """Where code is being generated: visible vars, the body's level, the current block.
+
+    `region` numbers each block (a function body, an arm, a let-in-value) so that a graph
+    binding's uses can be told apart by where they are.
+    """
 
     vars: list[tuple[str, Ty]]
     level: int
     indent: str
     depth: int
     lines: list[str] = field(default_factory=list)
+    region: int = field(default_factory=lambda: next(_REGIONS))
 
     def child(self, extra: Sequence[tuple[str, Ty]] = (), level: int | None = None) -> Scope:
         return Scope([*self.vars, *extra], self.level if level is None else level,
@@ -174,7 +189,9 @@ class Program:
 FEATURES = ("refs", "closures", "escaping_closures", "higher_order", "closure_in_ref",
             "closure_in_tuple", "ref_in_tuple", "adts", "match", "if", "recursion",
             "global_calls", "dead_writes", "tuple_patterns", "nested_patterns", "sequencing",
-            "shadowing", "graph_bindings", "closure_in_adt", "mutual_recursion")
+            "shadowing", "graph_bindings", "closure_in_adt", "mutual_recursion",
+            "effectful_graph_node", "graph_node_across_scopes", "closure_tower",
+            "deep_capture", "stored_closure_called")
 
 MAX_DEPTH = 3  # block nesting (if/match arms, fn bodies)
 
@@ -193,6 +210,7 @@ class Generator:
         self.shape = "(2)"
         self.top = 2
         self.in_global = False
+        self.graph_regions: dict[str, set[int]] = {}  # graph var -> regions it is used in
 
     # ---------------------------------------------------------------------- choice helpers
     def integer(self, lo: int, hi: int) -> int:
@@ -344,7 +362,7 @@ class Generator:
             return str(self.integer(0, 3))
         have = sc.of_type(t)
         if have and (self.fuel <= 0 or not self.flag(35)):
-            return self.var(have)
+            return self.use(self.var(have), sc)
         if self.fuel <= 0 or sc.depth > MAX_DEPTH:
             return self.base(t, sc)
         self.fuel -= 1
@@ -354,11 +372,20 @@ class Generator:
         """A visible var, the most recent one half of the time (so fresh values get used)."""
         return names[-1] if self.flag(65) else self.pick(names)
 
+    def use(self, name: str, sc: Scope) -> str:
+        """Note where a graph binding is used (several regions: a node shared across scopes)."""
+        regions = self.graph_regions.get(name)
+        if regions is not None:
+            regions.add(sc.region)
+            if len(regions) > 1:
+                self.features.add("graph_node_across_scopes")
+        return name
+
     def base(self, t: Ty, sc: Scope) -> str:
         """A small expression of type t that needs no fuel (vars, fresh cells, Nil, literals)."""
         have = sc.of_type(t)
         if have:
-            return self.var(have)
+            return self.use(self.var(have), sc)
         k = t[0]
         if k == "T":
             return self.pick(sc.of_type(T))  # always some
@@ -603,6 +630,7 @@ class Generator:
         """One let in the current block: a new value, an effect, or dead code on purpose."""
         self.fuel -= 1
         refs = [(n, vt) for n, vt in sc.vars if vt[0] == "R"]
+        graphs = [(n, vt) for n, vt in sc.vars if n in self.graph_regions]
         kind = self.weighted([
             (30, "bind"),
             (24 if refs else 0, "write"),
@@ -612,23 +640,20 @@ class Generator:
             (10 if self.callees(UNIT, sc) else 0, "effect_call"),
             (5 if sc.depth < MAX_DEPTH and sc.level > 1 else 0, "local_rec"),
             (8 if self.callable_globals(sc) else 0, "call_global"),
-            (3, "graph"),
+            (6, "graph"),
+            (9 if graphs else 0, "use_graph"),
+            (4 if sc.depth < MAX_DEPTH else 0, "tower"),
         ])
         if kind == "bind":
             t = self.rand_type()
             self.bind(t, self.value(t, sc), sc, shadow=True)
         elif kind == "graph":
-            # `%N = e;` makes no let: every later `%N` is the same node, evaluated at each use
-            self.features.add("graph_bindings")
-            t = self.rand_type()
-            while t[0] in ("L", "O"):  # an unannotated `Nil` / `None` leaves its type open
-                t = self.rand_type()
-            value = self.value(t, sc)
-            name = f"%{self.graph_counter}"
-            self.graph_counter += 1
-            sc.lines.append(f"{name} = {value};")
-            sc.vars.append((name, t))
-            self.note(t)
+            self.graph_binding(refs, sc)
+        elif kind == "use_graph":
+            name, t = self.pick(graphs)
+            self.bind(t, self.use(name, sc), sc, prefix="g")
+        elif kind == "tower":
+            self.tower(sc)
         elif kind in ("write", "overwrite"):
             r, rt = refs[-1] if self.flag(40) else self.pick(refs)
             for _ in range(2 if kind == "overwrite" else 1):
@@ -656,6 +681,146 @@ class Generator:
         else:
             g: GlobalSig = self.pick(self.callable_globals(sc))
             self.bind(g.ret, self.call(("@" + g.name, g.params, "global"), sc), sc)
+
+    def graph_binding(self, refs: list[tuple[str, Ty]], sc: Scope) -> None:
+        """`%N = e;` makes no let: every later `%N` is the same node, evaluated once, where
+        ToANormalForm binds it (the innermost scope common to all its uses)."""
+        self.features.add("graph_bindings")
+        if refs and self.flag(60):  # an effect or a read, shared: where it runs is what matters
+            r, rt = self.pick(refs)
+            what = self.weighted([(3, "write"), (3, "read"),
+                                  (1 if rt[1][0] not in ("L", "O") else 0, "alloc")])
+            self.features.update({"refs", "effectful_graph_node"})
+            if what == "write":
+                t, value = UNIT, f"ref_write({self.use(r, sc)}, {self.gen(rt[1], sc)})"
+            elif what == "read":
+                if self.flag(50):  # a write just before: the read is pinned to it
+                    sc.lines.append(f"let {self.fresh('w')} = ref_write({self.use(r, sc)}, "
+                                    f"{self.gen(rt[1], sc)});")
+                t, value = rt[1], f"ref_read({self.use(r, sc)})"
+            else:
+                t, value = rt, f"ref({self.gen(rt[1], sc)})"
+            cell = (r, rt)
+        else:
+            t = self.rand_type()
+            while t[0] in ("L", "O"):  # an unannotated `Nil` / `None` leaves its type open
+                t = self.rand_type()
+            value = self.value(t, sc)
+            cell = None
+        name = f"%{self.graph_counter}"
+        self.graph_counter += 1
+        sc.lines.append(f"{name} = {value};")
+        sc.vars.append((name, t))
+        self.graph_regions[name] = set()
+        self.note(t)
+        if self.flag(60):
+            self.share(name, t, sc, cell)
+
+    def share(self, name: str, t: Ty, sc: Scope, cell: tuple[str, Ty] | None) -> None:
+        """Use a graph binding inside a closure body or an arm (and perhaps here as well), so
+        that its uses meet above where each of them is; a closure may be called after the
+        node's cell was written again (evaluated once, the node does not see that write)."""
+        inner = sc.child(level=1)
+        where = self.weighted([(3, "closure"), (2, "if")])
+        if self.flag(40):  # a use here first
+            self.bind(t, self.use(name, sc), sc, prefix="g")
+        if where == "closure":
+            text = (f"fn () -> {self.ty(t)} {{\n{inner.indent}{self.use(name, inner)}\n"
+                    f"{sc.indent}}}")
+            f = self.bind(F((), t, 1), text, sc, prefix="s")
+            if cell is not None and self.flag(60):
+                sc.lines.append(f"let {self.fresh('w')} = ref_write({cell[0]}, "
+                                f"{self.gen(cell[1][1], sc)});")
+            if self.flag(70):
+                self.bind(t, f"{f}()", sc, prefix="sc")
+        else:
+            other = sc.child()
+            text = (f"if ({self.cond(sc, simple=True)}) {{\n{inner.indent}{self.use(name, inner)}"
+                    f"\n{sc.indent}}} else {{\n{other.indent}{self.base(t, other)}\n"
+                    f"{sc.indent}}}")
+            self.bind(t, text, sc, prefix="si")
+        if self.flag(30):
+            self.bind(t, self.use(name, sc), sc, prefix="g")
+
+    def tower(self, sc: Scope) -> None:
+        """Closures nested three or four deep, called level by level (some levels parked in a
+        cell or a tuple first). Each level may make cells and alias outer ones; the innermost
+        body stores outer cells in cells of its own and writes through them and through
+        aliases, so its effects reach cells several levels up."""
+        self.features.update({"closure_tower", "closures"})
+        if not sc.of_type(R(T)) or self.flag(30):  # a cell here, for the innermost to reach
+            self.bind(R(T), f"ref({self.gen(T, sc)})", sc, prefix="c")
+        depth = self.integer(3, 4)
+        types = [F((), self.weighted([(3, T), (1, UNIT)]), 1)]
+        for _ in range(depth - 1):
+            types.append(F((), types[-1], 1))
+        types.reverse()
+        cur = self.bind(types[0], self.tower_fn(types, 0, sc, []), sc, prefix="tw")
+        for k in range(depth):
+            ret = types[k][2]
+            got = self.bind(ret, f"{cur}()", sc, prefix="tc")
+            cur = got
+            if ret[0] == "F" and self.flag(40):
+                self.features.add("stored_closure_called")
+                if self.flag(50):
+                    cell = self.bind(R(ret), f"ref({got})", sc, prefix="tk")
+                    cur = f"ref_read({cell})"
+                else:
+                    pair = self.bind(P(T, ret), f"({self.gen(T, sc)}, {got})", sc, prefix="tp")
+                    cur = f"{pair}.1"
+                self.stmt(sc) if self.fuel > 0 else None  # something in between
+
+    def tower_fn(self, types: list[Ty], k: int, sc: Scope, seen: list[set[str]]) -> str:
+        """The closure literal of tower level k (its body makes level k + 1); seen[j] holds the
+        names visible where level j was made."""
+        t = types[k]
+        seen = [*seen, {n for n, _ in sc.vars}]
+        body = sc.child(level=1)
+        self.tower_locals(body)
+        if k + 1 < len(types):
+            tail = self.tower_fn(types, k + 1, body, seen)
+            if self.flag(30):  # the inner closure goes through a cell of this level
+                self.features.add("closure_in_ref")
+                cell = self.bind(R(types[k + 1]), f"ref({tail})", body, prefix="tk")
+                tail = f"ref_read({cell})"
+        else:
+            tail = self.tower_innermost(t[2], body, seen[-2])
+        text = "\n".join(body.indent + line for line in [*body.lines, tail])
+        return f"fn () -> {self.ty(t[2])} {{\n{text}\n{sc.indent}}}"
+
+    def tower_locals(self, sc: Scope) -> None:
+        """A level's own cells: a fresh one, one holding an outer cell, an alias of it."""
+        cells = sc.of_type(R(T))
+        if self.flag(50):
+            self.bind(R(T), f"ref({self.gen(T, sc)})", sc, prefix="m")
+        if cells and self.flag(60):
+            held = self.bind(R(R(T)), f"ref({self.use(self.pick(cells), sc)})", sc, prefix="l")
+            if self.flag(50):
+                sc.lines.append(f"let {self.fresh('w')} = ref_write({held}, "
+                                f"{self.use(self.pick(cells), sc)});")
+            if self.flag(50):
+                self.bind(R(R(T)), f"({held},).0", sc, prefix="al")
+
+    def tower_innermost(self, ret: Ty, sc: Scope, far: set[str]) -> str:
+        """Writes into outer cells: directly, through cells holding them, through aliases (far:
+        the names visible two levels up and more, whose use is a deep capture)."""
+        cells = [(n, n) for n in sc.of_type(R(T))]
+        cells += [(f"ref_read({n})", n) for n in sc.of_type(R(R(T)))]
+        cells += [(f"({n},).0", n) for n in sc.of_type(R(T)) if self.flag(20)]
+        targets = []
+        for _ in range(self.integer(1, 3)):
+            if not cells:
+                break
+            target, name = self.pick(cells)
+            self.use(name, sc)
+            if name in far:
+                self.features.add("deep_capture")
+            targets.append(target)
+            sc.lines.append(f"let {self.fresh('w')} = ref_write({target}, {self.gen(T, sc)});")
+        if ret == UNIT:
+            return "()"
+        reads = [f"ref_read({t})" for t in targets[:2]]
+        return " + ".join([self.gen(T, sc), *reads]) if reads else self.gen(T, sc)
 
     def callable_globals(self, sc: Scope) -> list[GlobalSig]:
         return [g for g in self.globals if g.level < sc.level]

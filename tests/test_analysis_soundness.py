@@ -31,15 +31,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from aliaslog.dce import dce
-from aliaslog.gradient import gradient_module
+from aliaslog.dce import relay_dce as dce
+from aliaslog.options import AnalysisOptions
 from aliaslog.oracle import (
     Observation,
     difference,
 )
 from aliaslog.oracle import run_observed as run
 from aliaslog.scenario import count_lets
-from aliaslog.training import training_step
 from extractor.relay.ast import (
     Expr,
     ExprMutator,
@@ -50,6 +49,8 @@ from extractor.relay.ast import (
     post_order,
 )
 from extractor.relay.parser import parse, parse_file
+from extractor.relay.transforms.gradient import gradient_module
+from extractor.relay.transforms.training import training_step
 from extractor.relay.typeinfer import infer_types
 
 DATA = Path(__file__).parent / "data" / "analysis"
@@ -161,7 +162,7 @@ def pruned_by(path: Path, mode: str, flow_sensitive: bool = False) -> Module:
     """The built program after one DCE mode, computed once per session (tests compare modes)."""
     mod = built(path).module
     if flow_sensitive:
-        return dce(mod, mode=mode, flow_sensitive=True)
+        return dce(mod, mode=mode, options=AnalysisOptions(liveness="flow-sensitive"))
     return dce(mod, mode=mode)
 
 

@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import pytest
 
-from aliaslog.analysis import CONTEXTS, analyze
+from aliaslog.analysis import analyze
 from aliaslog.cli import main
-from aliaslog.dce import dce
+from aliaslog.dce import relay_dce as dce
 from aliaslog.engines.souffle_backend import souffle_executable
+from aliaslog.options import POINTS_TO, AnalysisOptions
 from aliaslog.oracle import observe, unsound_findings
 from extractor.relay.parser import parse_file
 from extractor.relay.typeinfer import infer_types
 
-from .conftest import DATA
+from .conftest import DATA, EMBEDDED, SOUFFLE
 from .test_analysis_soundness import (
     IDS,
     PROGRAMS,
@@ -25,20 +26,20 @@ from .test_analysis_soundness import (
     run,
 )
 
-SENSITIVE = [c for c in CONTEXTS if c != "insensitive"]
+SENSITIVE = [c for c in POINTS_TO if c != "insensitive"]
 
 
 @pytest.mark.parametrize("context", SENSITIVE)
 @pytest.mark.parametrize("path", PROGRAMS, ids=IDS)
 def test_context_sensitive_dce_is_sound_and_at_least_as_precise(path, context):
     b = built(path)
-    ci = analyze(b.module, engine="embedded", explain=False)
-    cs = analyze(b.module, engine="embedded", explain=False, context=context)
+    ci = analyze(b.module, engine=EMBEDDED, explain=False)
+    cs = analyze(b.module, AnalysisOptions(context), engine=EMBEDDED, explain=False)
     assert set(cs.relations["pts"]) <= set(ci.relations["pts"])
     assert set(cs.relations["call_target"]) <= set(ci.relations["call_target"])
     assert cs.kept_ids <= ci.kept_ids
-    check_dce_result(b, dce(b.module, mode="analysis", engine="embedded", context=context),
-                     f"analysis --context {context}")
+    pruned = dce(b.module, mode="analysis", engine=EMBEDDED, options=AnalysisOptions(context))
+    check_dce_result(b, pruned, f"analysis --context {context}")
 
 
 @pytest.mark.skipif(souffle_executable() is None,
@@ -47,8 +48,8 @@ def test_context_sensitive_dce_is_sound_and_at_least_as_precise(path, context):
 def test_engines_agree_on_context_variants(context):
     for path in PROGRAMS:
         mod = built(path).module
-        a = analyze(mod, engine="embedded", explain=False, context=context)
-        s = analyze(mod, engine="souffle", explain=False, context=context)
+        a = analyze(mod, AnalysisOptions(context), engine=EMBEDDED, explain=False)
+        s = analyze(mod, AnalysisOptions(context), engine=SOUFFLE, explain=False)
         for rel in ("pts", "call_target", "kept", "removable", "may_alias"):
             assert sorted(a.relations[rel]) == sorted(s.relations[rel]), (path.name, rel)
 
@@ -58,7 +59,7 @@ def test_context_is_a_cli_option(seed_path, capsys):
                  "--engine", "embedded"]) == 0
     assert '"kept"' in capsys.readouterr().out
     with pytest.raises(ValueError, match="unknown context"):
-        analyze(built(PROGRAMS[0]).module, context="3-call")
+        analyze(built(PROGRAMS[0]).module, AnalysisOptions("3-call"))
 
 
 PRECISION = sorted((DATA / "precision").glob("*.relay"))
@@ -78,22 +79,22 @@ def test_each_variant_removes_what_less_precise_ones_must_keep(path):
     """Variants form a ladder on these programs: the named writes are dead from one variant on."""
     mod = infer_types(parse_file(path)).module
     variant, names = _dead_from(path)
-    for context in CONTEXTS:
+    for context in POINTS_TO:
         removed = {let.var.name_hint for let in
-                   analyze(mod, engine="embedded", context=context).removable()}
+                   analyze(mod, AnalysisOptions(context), engine=EMBEDDED).removable()}
         if context == variant:
             assert set(names) <= removed, context
         if context == "insensitive":
             assert not set(names) & removed, "the insensitive analysis should keep them"
-        pruned = dce(mod, mode="analysis", engine="embedded", context=context)
+        pruned = dce(mod, mode="analysis", engine=EMBEDDED, options=AnalysisOptions(context))
         for seed in (0, 1):
             assert_same_observation(run(pruned, seed), run(mod, seed), f"{path.name} {context}")
 
 
-@pytest.mark.parametrize("context", list(CONTEXTS))
+@pytest.mark.parametrize("context", list(POINTS_TO))
 def test_dynamic_oracle_allows_nothing_the_variant_rules_out(context):
     """Observed accesses, aliases and write->read flows are static ones, under every variant."""
     for path in PROGRAMS:
         mod = built(path).module
-        res = analyze(mod, engine="embedded", context=context)
-        assert unsound_findings(res, observe(mod, SEEDS)) == [], path.name
+        res = analyze(mod, AnalysisOptions(context), engine=EMBEDDED)
+        assert unsound_findings(res, observe(res.extraction.module, SEEDS)) == [], path.name

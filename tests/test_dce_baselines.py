@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from aliaslog.dce import MAX_CALL_DEPTH, dce, purity_dce
+from aliaslog.dce import relay_dce as dce
 from extractor.relay.alpha import assert_alpha_equal
 from extractor.relay.ast import (
     Call,
@@ -27,6 +27,7 @@ from extractor.relay.ast import (
 )
 from extractor.relay.errors import RelayTypeError
 from extractor.relay.parser import parse, parse_file
+from extractor.relay.transforms.dead_code import MAX_CALL_DEPTH, purity_dce
 from extractor.relay.typeinfer import infer_types
 
 HEADER = '#[version = "0.0.5"]\n'

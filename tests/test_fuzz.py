@@ -30,14 +30,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis.control import current_build_context
 
 from aliaslog.analysis import AnalysisResult, analyze
-from aliaslog.analysis_dce import remove_bindings
-from aliaslog.dce import dce
+from aliaslog.analysis_dce import remove_relay_bindings
+from aliaslog.dce import relay_dce as dce
 from aliaslog.engines.souffle_backend import souffle_executable
+from aliaslog.options import AnalysisOptions
 from aliaslog.oracle import run_observed
 from extractor.relay.ast import Module
 from extractor.relay.parser import parse
 from extractor.relay.typeinfer import infer_types
 
+from .conftest import EMBEDDED, SOUFFLE
 from .randprog import FEATURES, generate, generate_program, programs, recorded, replay
 from .test_analysis_soundness import (
     SEEDS,
@@ -47,13 +49,13 @@ from .test_analysis_soundness import (
 )
 from .test_dynamic_oracle import access_recorder, check_accesses
 
-# Analysis options passed to analyze()/dce(); add context-sensitivity variants here.
-VARIANTS: list[dict[str, Any]] = [
-    {"flow_sensitive": False},
-    {"flow_sensitive": True},
-    {"context": "1-call"},
-    {"context": "2-call"},
-    {"context": "1-closure", "flow_sensitive": True},
+# The analysis variants every property is checked under.
+VARIANTS: list[AnalysisOptions] = [
+    AnalysisOptions(),
+    AnalysisOptions(liveness="flow-sensitive"),
+    AnalysisOptions("1-call"),
+    AnalysisOptions("2-call"),
+    AnalysisOptions("1-closure", "flow-sensitive"),
 ]
 CHECKS = ("dce", "oracle", "engines")
 REGRESSIONS = Path(__file__).parent / "data" / "regressions"
@@ -66,11 +68,6 @@ FUZZ_SETTINGS = settings(
     print_blob=False,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-
-
-def variant_id(opts: dict[str, Any]) -> str:
-    """A short stable name for a variant (test ids, failure reports)."""
-    return ",".join(f"{k}={v}" for k, v in opts.items()) or "default"
 
 
 # ------------------------------------------------------------------------------ the checks
@@ -97,51 +94,51 @@ def baseline(mod: Module) -> dict[int, Observation]:
         raise GeneratorBug(f"the interpreter failed on the program: {exc}") from exc
 
 
-def analysis(mod: Module, opts: dict[str, Any]) -> AnalysisResult:
+def analysis(mod: Module, opts: AnalysisOptions) -> AnalysisResult:
     """The embedded engine's result under one variant (with the demand graph the oracle needs)."""
-    return analyze(mod, **{"engine": "embedded", **opts})
+    return analyze(mod, opts, engine=EMBEDDED)
 
 
-def check_dce(mod: Module, base: dict[int, Observation], opts: dict[str, Any],
+def check_dce(mod: Module, base: dict[int, Observation], opts: AnalysisOptions,
               result: AnalysisResult | None = None) -> None:
     """Analysis-guided DCE type-checks and changes no observation."""
-    pruned = remove_bindings(mod, result or analysis(mod, opts))
+    pruned = remove_relay_bindings(result or analysis(mod, opts))
     infer_types(pruned)
     for seed in SEEDS:
         assert_same_observation(run(pruned, seed), base[seed],
-                                f"analysis DCE ({variant_id(opts)}), input seed {seed}")
+                                f"analysis DCE ({opts.name}), input seed {seed}")
 
 
 def observe_accesses(mod: Module, seed: int) -> list[tuple]:
-    """Ref accesses of running @main and then calling every returned closure as the result
-    observation does (same arguments, same depth), all seen by one recorder."""
+    """Ref accesses of running an analysed program's @main and then calling every returned
+    closure as the result observation does (same arguments, same depth), all seen by one
+    recorder."""
     observer, accesses = access_recorder()
-    run_observed(mod, seed, hooks={"observer": observer})
+    run_observed(mod, seed, hooks={"observer": observer}, prepared=True)
     return accesses
 
 
-def check_oracle(mod: Module, opts: dict[str, Any], result: AnalysisResult | None = None
+def check_oracle(mod: Module, opts: AnalysisOptions, result: AnalysisResult | None = None
                  ) -> None:
     """Observed cells, aliases and write->read flows are allowed by the static result."""
     result = result or analysis(mod, opts)
     for seed in SEEDS:
-        check_accesses(result, observe_accesses(mod, seed),
-                       f"oracle ({variant_id(opts)}), input seed {seed}")
+        check_accesses(result, observe_accesses(result.extraction.module, seed),
+                       f"oracle ({opts.name}), input seed {seed}")
 
 
 def have_souffle() -> bool:
     return souffle_executable() is not None
 
 
-def check_engines(mod: Module, opts: dict[str, Any]) -> None:
+def check_engines(mod: Module, opts: AnalysisOptions) -> None:
     """The embedded engine and Soufflé agree on every verdict (needs souffle on PATH)."""
-    options = {k: v for k, v in opts.items() if k != "engine"}
-    a = analyze(mod, engine="embedded", explain=False, **options)
-    b = analyze(mod, engine="souffle", explain=False, **options)
+    a = analyze(mod, opts, engine=EMBEDDED, explain=False)
+    b = analyze(mod, opts, engine=SOUFFLE, explain=False)
     assert b.engine.startswith("souffle"), b.engine
     for what, x, y in (("kept", a.kept_ids, b.kept_ids),
                        ("removable", a.removable_ids, b.removable_ids)):
-        assert x == y, (f"engines disagree on {what} ({variant_id(opts)}): embedded only "
+        assert x == y, (f"engines disagree on {what} ({opts.name}): embedded only "
                         f"{sorted(x - y)}, souffle only {sorted(y - x)}")
 
 
@@ -157,7 +154,7 @@ class Failure:
         return (self.check, self.variant)
 
 
-def check_program(text: str, variants: Sequence[dict[str, Any]] = VARIANTS,
+def check_program(text: str, variants: Sequence[AnalysisOptions] = VARIANTS,
                   checks: Sequence[str] = CHECKS, name: str = "<generated>") -> list[Failure]:
     """Every check on one program and every variant; the failures (empty when all hold).
     The engines check is skipped when souffle is not on PATH."""
@@ -176,7 +173,7 @@ def check_program(text: str, variants: Sequence[dict[str, Any]] = VARIANTS,
         try:  # one analysis per variant serves the dce and oracle checks
             result: AnalysisResult | None = analysis(mod, opts)
         except Exception as exc:  # noqa: BLE001 - a crash of the analysis is a failure too
-            out.append(Failure("analysis", variant_id(opts), f"{type(exc).__name__}: {exc}"))
+            out.append(Failure("analysis", opts.name, f"{type(exc).__name__}: {exc}"))
             continue
         for check in checks:
             if check == "engines" and not have_souffle():
@@ -184,7 +181,7 @@ def check_program(text: str, variants: Sequence[dict[str, Any]] = VARIANTS,
             try:
                 funcs[check](opts, result)
             except Exception as exc:  # noqa: BLE001 - a crash of the analysis is a failure too
-                out.append(Failure(check, variant_id(opts), f"{type(exc).__name__}: {exc}"))
+                out.append(Failure(check, opts.name, f"{type(exc).__name__}: {exc}"))
     return out
 
 
@@ -205,14 +202,14 @@ def save_regression(text: str, failure: Failure, found_by: str) -> Path:
 
 
 @contextlib.contextmanager
-def saved_on_failure(text: str, check: str, opts: dict[str, Any], test: str) -> Iterator[None]:
+def saved_on_failure(text: str, check: str, opts: AnalysisOptions, test: str) -> Iterator[None]:
     """Inside a hypothesis test: save the (final, shrunk) failing program, then re-raise."""
     try:
         yield
     except Exception as exc:
         if current_build_context().is_final:
             kind = "generator" if isinstance(exc, GeneratorBug) else check
-            save_regression(text, Failure(kind, variant_id(opts), f"{type(exc).__name__}: {exc}"),
+            save_regression(text, Failure(kind, opts.name, f"{type(exc).__name__}: {exc}"),
                             f"hypothesis {test}")
         raise
 
@@ -224,7 +221,7 @@ def regression_files() -> list[Path]:
 # ------------------------------------------------------------------------------- tests
 
 
-@pytest.mark.parametrize("opts", VARIANTS, ids=variant_id)
+@pytest.mark.parametrize("opts", VARIANTS, ids=lambda o: o.name)
 @FUZZ_SETTINGS
 @given(text=programs())
 def test_analysis_dce_preserves_outputs(opts, text):
@@ -234,7 +231,7 @@ def test_analysis_dce_preserves_outputs(opts, text):
         check_dce(mod, baseline(mod), opts)
 
 
-@pytest.mark.parametrize("opts", VARIANTS, ids=variant_id)
+@pytest.mark.parametrize("opts", VARIANTS, ids=lambda o: o.name)
 @FUZZ_SETTINGS
 @given(text=programs())
 def test_observed_accesses_are_statically_allowed(opts, text):
@@ -247,7 +244,7 @@ def test_observed_accesses_are_statically_allowed(opts, text):
 
 @pytest.mark.skipif(not have_souffle(), reason="souffle is not on PATH "
                     "(put /opt/souffle/bin on PATH to compare both engines)")
-@pytest.mark.parametrize("opts", VARIANTS, ids=variant_id)
+@pytest.mark.parametrize("opts", VARIANTS, ids=lambda o: o.name)
 @settings(FUZZ_SETTINGS, max_examples=10)
 @given(text=programs())
 def test_engines_agree(opts, text):

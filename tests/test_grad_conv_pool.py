@@ -14,17 +14,17 @@ import re
 import numpy as np
 import pytest
 
-from aliaslog.grad_rules import RULES
-from aliaslog.gradient import check_no_sharing, gradient_module
-from aliaslog.interpreter import evaluate
-from aliaslog.op_impls import OP_IMPLS
 from extractor.relay import ops
 from extractor.relay.alpha import alpha_equal
 from extractor.relay.ast import Attrs, Call, Module, Op, TensorType, post_order
 from extractor.relay.errors import RelayTypeError
+from extractor.relay.interpreter import evaluate
 from extractor.relay.parser import parse
 from extractor.relay.printer import astext
+from extractor.relay.transforms.gradient import check_no_sharing, gradient_module
 from extractor.relay.typeinfer import infer_types
+
+from .op_registry import OP_IMPLS, RULES
 
 HEADER = '#[version = "0.0.5"]\n'
 

@@ -10,9 +10,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aliaslog.grad_rules import RULES
-from aliaslog.gradient import BPT, check_no_sharing, gradient, gradient_module
-from aliaslog.interpreter import evaluate
 from extractor.relay.ast import (
     Call,
     Function,
@@ -34,10 +31,13 @@ from extractor.relay.ast import (
     post_order,
 )
 from extractor.relay.errors import RelayTypeError
+from extractor.relay.interpreter import evaluate
 from extractor.relay.parser import parse, parse_file
 from extractor.relay.printer import astext
+from extractor.relay.transforms.gradient import BPT, check_no_sharing, gradient, gradient_module
 from extractor.relay.typeinfer import infer_types
 
+from .op_registry import RULES
 from .test_grad_conv_pool import EXERCISED as CONV_POOL_RULES
 
 HEADER = '#[version = "0.0.5"]\n'

@@ -7,18 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from aliaslog.interpreter import (
-    Closure,
-    ConstructorValue,
-    EvalError,
-    RefCell,
-    eval_expr,
-    evaluate,
-    flatten_value,
-    random_inputs,
-)
-from aliaslog.op_impls import OP_IMPLS, attr
-from extractor.relay import ops as relay_ops
+from extractor.diagnostics import Span
 from extractor.relay.ast import (
     Attrs,
     Call,
@@ -50,7 +39,20 @@ from extractor.relay.ast import (
     Var,
     const,
 )
-from extractor.relay.errors import Span
+from extractor.relay.interpreter import (
+    Closure,
+    ConstructorValue,
+    EvalError,
+    RefCell,
+    eval_expr,
+    evaluate,
+    flatten_value,
+    random_inputs,
+)
+from extractor.relay.ops import attr
+
+from . import op_registry as relay_ops
+from .op_registry import OP_IMPLS
 
 RNG = np.random.default_rng(0)
 
@@ -660,8 +662,9 @@ def test_closure_captures_the_cell_not_its_contents():
     assert float(eval_expr(prog)) == 2.0
 
 
-def test_closure_of_a_shared_let_keeps_its_own_binding():
-    # %s = (let %x = ref(k); fn () { %x }) is evaluated twice: two closures, two cells
+def test_a_shared_let_is_evaluated_once():
+    # %s = (let %x = ref(k); fn () { %x }) is one node: ToANormalForm binds it once, so both
+    # names hold one closure over one cell (relay-notes §1.2, corrected)
     x = Var("x")
     s = Let(x, RefCreate(const(0.0)), Function((), x))
     f1, f2 = Var("f1"), Var("f2")
@@ -671,32 +674,57 @@ def test_closure_of_a_shared_let_keeps_its_own_binding():
         (Var("_"), RefWrite(Call(f1, ()), const(5.0))),
     ], Tuple((RefRead(Call(f1, ())), RefRead(Call(f2, ())))))
     a, b = eval_expr(prog)
-    assert float(a) == 5.0 and float(b) == 0.0
+    assert float(a) == 5.0 and float(b) == 5.0
 
 
-def test_shared_ref_node_makes_a_new_cell_at_each_evaluation():
+def test_a_shared_ref_node_is_one_cell():
     shared = RefCreate(const(0.0))  # one node, reached twice (a printed %0 = ref(0f))
     a, b = Var("a"), Var("b")
     prog = lets([(a, shared), (b, shared), (Var("_"), RefWrite(a, const(1.0)))],
                 Tuple((RefRead(a), RefRead(b), a, b)))
     events = []
-    va, vb, ca, cb = eval_expr(prog, observer=lambda ev, node, cell: events.append((ev, node)))
-    assert float(va) == 1.0 and float(vb) == 0.0
-    assert isinstance(ca, RefCell) and isinstance(cb, RefCell) and ca is not cb
-    assert [ev for ev, node in events if node is shared] == ["create", "create"]
-    # a let-bound ref, used twice through its variable, is one cell
+    va, vb, ca, cb = eval_expr(prog, observer=lambda ev, node, cell: events.append(ev))
+    assert float(va) == 1.0 and float(vb) == 1.0
+    assert isinstance(ca, RefCell) and ca is cb
+    assert events.count("create") == 1
+    # a let-bound ref, used twice through its variable, is one cell too
     r = Var("r")
     prog2 = lets([(r, RefCreate(const(0.0))), (a, r), (b, r),
                   (Var("_"), RefWrite(a, const(1.0)))], RefRead(b))
     assert float(eval_expr(prog2)) == 1.0
 
 
-def test_shared_call_node_is_re_evaluated():
+def test_a_shared_call_node_is_evaluated_once():
     c = Var("c")
     bump = Let(Var("_"), RefWrite(c, call("add", RefRead(c), const(1.0))), RefRead(c))
     prog = Let(c, RefCreate(const(0.0)), Tuple((bump, bump, RefRead(c))))
     first, second, final = eval_expr(prog)
-    assert (float(first), float(second), float(final)) == (1.0, 2.0, 2.0)
+    assert (float(first), float(second), float(final)) == (1.0, 1.0, 1.0)
+
+
+def test_a_node_shared_by_two_branches_runs_before_the_if():
+    # the LCA of both arms is the scope around the if: the write is bound there, after the
+    # condition's bindings (an if's parts are visited left to right), so it happens whichever
+    # arm runs, once
+    c = Var("c")
+    w = RefWrite(c, const(7.0))
+    cond = call("less", RefRead(c), const(1.0))
+    prog = Let(c, RefCreate(const(0.0)), Tuple((If(cond, seq(w, const(1.0)),
+                                                   seq(w, const(2.0))), RefRead(c))))
+    branch, final = eval_expr(prog)
+    assert (float(branch), float(final)) == (1.0, 7.0)
+
+
+def test_a_node_shared_by_a_closure_and_its_maker_is_evaluated_once_outside():
+    # %0 = ref_read(%c) is used inside a closure body and outside it: bound once, outside
+    c, f = Var("c"), Var("f")
+    read = RefRead(c)
+    prog = lets([(c, RefCreate(const(1.0))),
+                 (f, Function((), read)),
+                 (Var("_"), RefWrite(c, const(2.0)))],
+                Tuple((read, Call(f, ()))))
+    outside, inside = eval_expr(prog)
+    assert (float(outside), float(inside)) == (1.0, 1.0)
 
 
 def test_ref_write_returns_unit_and_evaluates_ref_before_value():
@@ -1017,17 +1045,27 @@ def test_eval_expr_with_free_variable_env():
 # ------------------------------------------------------------------------- parsed programs
 
 
-def test_parsed_shared_ref_node_is_re_created_at_each_use():
-    """TVM's test_ref text: `%0` is one shared RefCreate node; the v0.19 interpreter evaluates it
-    again at `ref_read(%0)`, so the read sees a fresh cell holding %x, not the written 1f."""
+def test_parsed_shared_ref_node_is_one_cell():
+    """TVM's test_ref text: `%0` is one shared RefCreate node; ToANormalForm binds it once, so
+    the read sees the written 1f (what v0.19's debug executor returns)."""
     from extractor.relay.parser import parse
 
     mod = parse('#[version = "0.0.5"]\n'
                 "def @main(%x: float32) { %0 = ref(%x); ref_write(%0, 1f); ref_read(%0) }")
     created = []
     out = evaluate(mod, [np.float32(3)], observer=lambda ev, n, c: created.append(ev))
-    assert float(out) == 3.0
-    assert created.count("create") == 2
+    assert float(out) == 1.0
+    assert created.count("create") == 1
+
+
+def test_a_deep_dag_of_shared_nodes_runs_in_linear_time():
+    """`%k = add(%k-1, %k-1)` 60 levels deep: once per node, not 2**60 times."""
+    from extractor.relay.parser import parse
+
+    lines = ["  %0 = add(%x, %x);"] + [f"  %{k} = add(%{k - 1}, %{k - 1});" for k in range(1, 60)]
+    mod = parse('#[version = "0.0.5"]\ndef @main(%x: float64) {\n' + "\n".join(lines)
+                + "\n  %59\n}\n")
+    assert float(evaluate(mod, [np.float64(1)])) == 2.0 ** 60
 
 
 def test_parsed_seed_program_and_let_recursion(seed_path):

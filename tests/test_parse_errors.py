@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from extractor.relay.errors import LocatedError, ParseError
+from extractor.diagnostics import LocatedError
+from extractor.relay.errors import ParseError
 from extractor.relay.parser import MAX_DEPTH, parse, parse_expr
 
 V = '#[version = "0.0.5"]\n'

@@ -10,11 +10,11 @@ import gc
 
 import pytest
 
-from aliaslog.dce import dce
-from aliaslog.gradient import gradient_module
+from aliaslog.dce import relay_dce as dce
+from extractor.diagnostics import gc_paused
 from extractor.relay.ast import Let, let_chain
-from extractor.relay.gcpause import gc_paused
 from extractor.relay.parser import parse, parse_file
+from extractor.relay.transforms.gradient import gradient_module
 from extractor.relay.typeinfer import infer_types
 
 

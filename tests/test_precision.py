@@ -10,12 +10,13 @@ import pytest
 
 from aliaslog.analysis import analyze
 from aliaslog.cli import main
+from aliaslog.options import AnalysisOptions, EngineOptions
 from aliaslog.oracle import observe, unsound_findings
-from aliaslog.precision import Variant, measure
+from aliaslog.precision import measure
 from extractor.relay.parser import parse_file
 from extractor.relay.typeinfer import infer_types
 
-from .conftest import DATA
+from .conftest import DATA, EMBEDDED
 
 PRECISION = DATA / "precision"
 
@@ -43,25 +44,25 @@ def test_bad_variant_and_empty_input_are_clear_errors(tmp_path, capsys):
     assert main(["precision", str(tmp_path)]) == 2
     assert "no .relay programs" in capsys.readouterr().err
     with pytest.raises(ValueError):
-        Variant.parse("1-call+ff")
+        AnalysisOptions.parse("1-call+ff")
 
 
 def test_oracle_sees_aliases_the_analysis_allows():
     mod = infer_types(parse_file(PRECISION / "identity_on_two_cells.relay")).module
-    obs = observe(mod, (0,))
-    res = analyze(mod, engine="embedded")
+    res = analyze(mod, engine=EMBEDDED)
+    obs = observe(res.extraction.module, (0,))
     assert obs.alias_pairs(res)  # %a and %a2 hold the same cell
     assert unsound_findings(res, obs) == []
-    [row] = measure(mod, "p", (Variant("1-call", False),), (0,), "embedded")
+    [row] = measure(mod, "p", (AnalysisOptions("1-call"),), (0,), EngineOptions("embedded"))
     assert row.observed_pairs <= row.static_access_pairs and not row.unsound
 
 
 def test_oracle_reports_what_a_broken_analysis_would_miss():
     """The oracle can fail: drop the points-to facts and every access becomes unsound."""
     mod = infer_types(parse_file(PRECISION / "identity_on_two_cells.relay")).module
-    res = analyze(mod, engine="embedded")
+    res = analyze(mod, engine=EMBEDDED)
     res.relations["pts"] = []
     res.relations["may_alias"] = []
-    findings = unsound_findings(res, observe(mod, (0,)))
+    findings = unsound_findings(res, observe(res.extraction.module, (0,)))
     assert any("outside its static points-to set" in f for f in findings)
     assert any("not a static may-alias pair" in f for f in findings)

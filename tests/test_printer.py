@@ -41,10 +41,11 @@ from extractor.relay.ast import (
     TypeVar,
     Var,
     const,
+    type_str,
 )
 from extractor.relay.json_io import load_metadata
 from extractor.relay.parser import parse, parse_expr
-from extractor.relay.printer import VERSION_HEADER, astext, format_float, type_str
+from extractor.relay.printer import VERSION_HEADER, astext, format_float
 
 T = TensorType((5, 10), "float32")
 T3 = TensorType((3,), "float32")

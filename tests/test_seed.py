@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from aliaslog.dce import dce
-from aliaslog.gradient import gradient_module
-from aliaslog.interpreter import evaluate, flatten_value, random_inputs
+from aliaslog.dce import relay_dce as dce
 from aliaslog.scenario import count_lets, run_seed_scenario
 from extractor.relay.ast import RefCreate, RefRead, RefWrite, post_order
+from extractor.relay.interpreter import evaluate, flatten_value, random_inputs
 from extractor.relay.parser import parse_file
+from extractor.relay.transforms.gradient import gradient_module
 from extractor.relay.typeinfer import infer_types
 
 

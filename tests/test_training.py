@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aliaslog.gradient import gradient_module
-from aliaslog.interpreter import evaluate, random_inputs
-from aliaslog.training import training_step
 from extractor.relay.ast import Call, GlobalVar, TupleType, let_chain
 from extractor.relay.errors import RelayTypeError
+from extractor.relay.interpreter import evaluate, random_inputs
 from extractor.relay.parser import parse, parse_file
 from extractor.relay.printer import astext
+from extractor.relay.transforms.gradient import gradient_module
+from extractor.relay.transforms.training import training_step
 from extractor.relay.typeinfer import infer_types
 
 HEADER = '#[version = "0.0.5"]\n'

@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
-import signal
 import sys
-from types import FrameType
 
-from ..analysis import CONTEXTS
+from ..loading import output_dir_arg
+from ..options import AnalysisOptions, EngineOptions
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -19,7 +18,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                       "results as JSON lines, CSV and an HTML report")
     sp.add_argument("paths", nargs="+", help="model files (.relay, .json, TVMScript .py) or "
                                              "directories searched recursively")
-    sp.add_argument("--out", required=True, metavar="DIR",
+    sp.add_argument("--out", required=True, metavar="DIR", type=output_dir_arg,
                     help="results.jsonl, results.csv, meta.json, report.html and cache/ go here")
     sp.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                     help="worker processes (default: the number of CPUs)")
@@ -29,40 +28,43 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     sp.add_argument("--dask", metavar="ADDRESS",
                     help="run on a Dask distributed scheduler (e.g. tcp://host:8786) "
                          "instead of local processes")
-    sp.add_argument("--engine", choices=["auto", "souffle", "embedded"], default="auto")
-    sp.add_argument("--context", choices=list(CONTEXTS), default="insensitive")
-    sp.add_argument("--liveness", choices=["flow-insensitive", "flow-sensitive"],
-                    default="flow-insensitive")
+    AnalysisOptions.add_arguments(sp)
+    EngineOptions.add_arguments(sp)
     sp.add_argument("--at", default="input", choices=["input", "legalized", "lowered"],
                     help="Relax extraction point (files named *.lowered.py are taken as they are)")
     sp.add_argument("--quiet", action="store_true", help="no progress output")
+    sp.add_argument("--check-outputs", action="store_true",
+                    help="Relay: run each program before and after aliaslog's DCE on seeded "
+                         "inputs; different results make the row an error")
+    sp.add_argument("--allow-failures", action="store_true",
+                    help="exit 0 even when some models failed or timed out (they are rows)")
     sp.set_defaults(func=cmd_batch)
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
-    """Run the batch; exit 0 even when models failed (they are rows), 130 when interrupted."""
+    """Run the batch; exit 1 when a model failed or timed out (0 with --allow-failures), 130
+    when interrupted (what is missing is listed, and a rerun resumes)."""
     from .runner import run_batch
 
-    options = {"engine": args.engine, "context": args.context, "liveness": args.liveness,
-               "relax_point": args.at}
+    options = {"analysis": AnalysisOptions.from_args(args).as_json(),
+               "engine": EngineOptions.from_args(args).as_json(), "relax_point": args.at,
+               "check_outputs": args.check_outputs}
     command = "aliaslog batch " + " ".join(shlex.quote(a) for a in sys.argv[2:])
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        res = run_batch(args.paths, args.out, task_options=options, workers=args.workers,
-                        time_limit=args.time_limit, force=args.force, dask_address=args.dask,
-                        progress=not args.quiet, command=command)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    res = run_batch(args.paths, args.out, task_options=options, workers=args.workers,
+                    time_limit=args.time_limit, force=args.force, dask_address=args.dask,
+                    progress=not args.quiet, command=command)
     c = res.meta["counts"]
     print(f"{len(res.rows)} models: {c['ok']} ok, {c['error']} errors, {c['timeout']} timeouts "
           f"({c['cached']} from cache) -> {res.out}/report.html, results.jsonl, results.csv")
     if res.interrupted:
-        print(f"interrupted: {len(res.files) - len(res.rows)} models not analysed; run the same "
-              f"command again to resume", file=sys.stderr)
+        missing = res.meta["missing"]
+        print(f"interrupted: {len(missing)} models not analysed ("
+              + ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
+              + "); run the same command again to resume", file=sys.stderr)
         return 130
+    failed = c["error"] + c["timeout"]
+    if failed and not args.allow_failures:
+        print(f"{failed} models failed or timed out (see report.html; --allow-failures to exit 0)",
+              file=sys.stderr)
+        return 1
     return 0
-
-
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    """SIGTERM (a scheduler ending the job) stops the batch the way Ctrl-C does: resumable."""
-    raise KeyboardInterrupt

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
+from string import Template
 from typing import Any
 
 from ..loading import write_text_atomically
@@ -23,14 +24,17 @@ from ..plots import (
     scatter_loglog,
 )
 
-STAGES = ("startup", "load", "typecheck", "gradient", "lower", "facts", "solve", "read-back",
-          "dce")
+STAGES = ("startup", "load", "typecheck", "gradient", "lower", "prepare", "facts", "solve",
+          "read-back", "dce", "check")
 FACT_STAGES = ("facts", "solve", "read-back")  # these scale with the fact count, not nodes
 UNSCALED = ("startup",)  # worker start-up (imports) does not depend on the model: not plotted
 IR_ORDER = {"relay": 0, "relax": 1}
-VARIANT_ORDER = {"plain": 0, "gradient": 1, "input": 2, "legalized": 3, "lowered": 4}
+VARIANT_ORDER = {"plain": 0, "anf": 1, "gradient": 2, "training step": 3, "input": 4,
+                 "legalized": 5, "lowered": 6}
 GROUP_TITLES = {("relay", "plain"): "Relay · plain",
-                ("relay", "gradient"): "Relay · after autodiff"}
+                ("relay", "anf"): "Relay · A-normal form",
+                ("relay", "gradient"): "Relay · after autodiff",
+                ("relay", "training step"): "Relay · training steps"}
 STATUS_NOTE = {"error": "error", "timeout": "timeout"}
 LOCATION = re.compile(r"(\S+?):(\d+:\d+):")  # `file:line:col:` that located errors start with
 WIDE, HALF = 1300, 640
@@ -167,69 +171,9 @@ def tvm_pass(r: Mapping[str, Any]) -> str:
 # page
 
 
-CSS = """
-:root { --ink:#1f2328; --muted:#57606a; --line:#d8dee4; --bg:#f6f8fa; --ok:#1a7f37;
-  --err:#b42318; --timeout:#9a6700; --cached:#6e7781; }
-* { box-sizing: border-box; }
-body { margin: 0; background: var(--bg); color: var(--ink);
-  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", Arial, sans-serif; }
-main { max-width: 1340px; margin: 0 auto; padding: 20px 20px 48px; }
-h1 { font-size: 24px; margin: 0 0 4px; }
-h2 { font-size: 18px; margin: 28px 0 10px; }
-code, pre, .mono { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace;
-  font-size: 12.5px; }
-.cmd { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px;
-  overflow-x: auto; white-space: pre-wrap; word-break: break-all; margin: 8px 0 12px; }
-.meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 0; }
-.meta dt { color: var(--muted); } .meta dd { margin: 0; }
-.pills { display: flex; flex-wrap: wrap; gap: 8px; margin: 14px 0 4px; }
-.pill { border-radius: 999px; padding: 3px 12px; font-weight: 600; background: #fff;
-  border: 1px solid var(--line); }
-.pill b { font-size: 16px; margin-right: 4px; }
-.pill.ok { color: var(--ok); border-color: #9fd8ad; }
-.pill.error { color: var(--err); border-color: #f4b4ad; }
-.pill.timeout { color: var(--timeout); border-color: #e9cf8a; }
-.pill.cached { color: var(--cached); }
-.figures { display: grid; grid-template-columns: repeat(auto-fit, minmax(180px, 1fr));
-  gap: 10px; margin-top: 14px; }
-.figure { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 8px 12px; }
-.figure .v { font-size: 20px; font-weight: 600; }
-.figure .k { color: var(--muted); font-size: 12px; }
-nav { margin-top: 14px; color: var(--muted); } nav a { color: #0969da; margin-right: 14px; }
-.card { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 6px;
-  margin-bottom: 14px; }
-.row2 { display: flex; flex-wrap: wrap; gap: 14px; align-items: flex-start; }
-.row2 .card { flex: 1 1 600px; margin-bottom: 0; }
-svg { display: block; max-width: 100%; height: auto; }
-.explain { color: var(--muted); margin: -4px 0 10px; max-width: 980px; }
-.failures { background: #fff; border: 1px solid #f4b4ad; border-left: 4px solid var(--err);
-  border-radius: 6px; padding: 8px 14px; }
-.failures li { margin: 4px 0; }
-.badge { display: inline-block; border-radius: 4px; padding: 0 6px; font-size: 12px;
-  font-weight: 600; color: #fff; }
-.badge.ok { background: var(--ok); } .badge.error { background: var(--err); }
-.badge.timeout { background: var(--timeout); }
-.tablewrap { overflow-x: auto; background: #fff; border: 1px solid var(--line);
-  border-radius: 8px; }
-table { border-collapse: collapse; width: 100%; font-size: 12px; }
-th, td { padding: 3px 4px; border-bottom: 1px solid #eaeef2; white-space: nowrap; }
-thead th { position: sticky; top: 0; background: #eef1f4; text-align: left; font-weight: 600;
-  border-bottom: 1px solid var(--line); white-space: normal; vertical-align: bottom;
-  line-height: 1.2; }
-td.model { font-weight: 600; white-space: normal; min-width: 150px; max-width: 210px;
-  padding-left: 8px; }
-tr.errline .mono { color: var(--muted); font-size: 11px; }
-thead tr.super th { background: #e4e8ec; text-align: center; color: var(--muted); }
-td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
-td.na { color: #afb8c1; text-align: right; }
-td.more { color: var(--ok); font-weight: 600; } td.fewer { color: var(--err); font-weight: 600; }
-tr.grp td { background: #f6f8fa; font-weight: 600; color: var(--muted); padding-top: 8px; }
-tr.failed td { background: #fff5f4; } tr.failed.timeout td { background: #fff8e6; }
-tr.errline td { white-space: pre-wrap; word-break: break-word; color: var(--err);
-  background: #fff5f4; border-bottom: 1px solid #f4b4ad; padding-left: 24px; }
-tr.errline.timeout td { color: var(--timeout); background: #fff8e6; }
-footer { color: var(--muted); margin-top: 24px; font-size: 12px; }
-"""
+_HERE = Path(__file__).parent
+CSS = (_HERE / "report.css").read_text(encoding="utf-8")
+PAGE = Template((_HERE / "report.html").read_text(encoding="utf-8"))
 
 
 def _when(iso: object) -> str:
@@ -278,6 +222,17 @@ def header(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, Any]) -> str:
             f'<pre class="cmd">{esc(meta.get("command") or "aliaslog batch")}</pre>'
             f'<dl class="meta">{dl}</dl><div class="pills">{pills}'
             f'<span class="pill"><b>{len(rows)}</b>rows</span></div></header>')
+
+
+def interruption(meta: Mapping[str, Any]) -> str:
+    """A banner when the batch was stopped: the report is partial, and what it lacks."""
+    if not meta.get("interrupted"):
+        return ""
+    missing = [str(m) for m in meta.get("missing") or ()]
+    items = "".join(f'<li class="mono">{esc(m)}</li>' for m in missing)
+    return (f'<div class="failures" id="interrupted"><b>This batch was interrupted</b>: '
+            f"{len(missing)} model{'s' * (len(missing) != 1)} not analysed (run the same "
+            f"command again to resume).<ul>{items}</ul></div>")
 
 
 def key_figures(rows: Sequence[Mapping[str, Any]]) -> str:
@@ -402,39 +357,14 @@ def render(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, Any]) -> str:
         mode="panels", title="What the analysis found, per model",
         subtitle="each column on its own scale; — = not reported for this model",
         x_label="count", colors=("#aa3377", "#ee6677", "#4477aa"), width=WIDE)
-    body = [header(rows, meta), key_figures(rows),
-            '<nav><a href="#time">time vs size</a><a href="#removal">removal</a>'
-            '<a href="#found">cells, aliases, calls</a><a href="#rows">all rows</a>'
-            + ('<a href="#failures">failures</a>' if any(r.get("status") != "ok" for r in rows)
-               else "") + "</nav>",
-            failures(rows, labels),
-            '<h2 id="time">Time vs size</h2><p class="explain">Each stage\'s seconds against the '
-            "model's size, log-log: a straight line of slope 1 is linear scaling. Front-end stages "
-            "and the total are plotted against IR nodes, the Datalog stages against facts.</p>"
-            f'<div class="row2"><div class="card">{a1}</div><div class="card">{a2}</div></div>',
-            '<h2 id="removal">Removal</h2><p class="explain">Left: each model\'s bindings split '
-            "into kept and removable by the analysis. Right: bindings each DCE actually removed "
-            "(aliaslog's DCE against TVM's own pass on the same module). Failed models show "
-            "their status instead of bars.</p>"
-            f'<div class="row2"><div class="card">{kept}</div><div class="card">{removals}</div>'
-            "</div>",
-            '<h2 id="found">Cells, aliases and calls</h2><p class="explain">Reference cells '
-            "allocated, may-alias pairs and call-graph edges the analysis derived.</p>"
-            f'<div class="card">{sizes}</div>',
-            f'<h2 id="rows">All rows ({len(rows)})</h2><p class="explain">Grouped by IR and '
-            "variant, then by model name; failed rows are marked and carry their error on the "
-            "line below; "
-            "hover a model for its path, hash and worker. Δ = aliaslog's removals minus TVM's "
-            "(green: aliaslog removed more, red: fewer). "
-            "The JSON-lines and CSV files next to this report hold the same rows in full.</p>",
-            table(rows, labels),
-            f"<footer>aliaslog batch report · {len(rows)} rows · self-contained: no scripts, "
-            "no external files.</footer>"]
+    failed = any(r.get("status") != "ok" for r in rows)
     title = f"aliaslog batch — {len(rows)} rows — {_when(meta.get('finished'))}"
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>{esc(title)}</title><style>{CSS}</style></head><body><main>\n"
-            + "\n".join(body) + "\n</main></body></html>\n")
+    return PAGE.substitute(
+        title=esc(title), css=CSS, header=header(rows, meta), interrupted=interruption(meta),
+        figures=key_figures(rows),
+        failures_link='<a href="#failures">failures</a>' if failed else "",
+        failures=failures(rows, labels), time_left=a1, time_right=a2, kept=kept,
+        removals=removals, found=sizes, n_rows=len(rows), table=table(rows, labels))
 
 
 def write_report(rows: list[dict], meta: dict, path: Path) -> None:

@@ -95,14 +95,17 @@ def run_batch(
     digests = {t.path: file_digest(t.path) for t in tasks}
     keys = {t.path: cache.key(t, digests[t.path]) for t in tasks}
     rows: dict[str, dict[str, Any]] = {}
+    previous: dict[str, dict[str, Any]] = {}  # --force: what the cache held, kept if stopped
     bar = Progress(len(tasks), enabled=progress)
     todo = []
     for t in tasks:
-        hit = None if force else cache.get(keys[t.path])
-        if hit is not None:
+        hit = cache.get(keys[t.path])
+        if hit is not None and not force:
             rows[t.path] = {**hit, "path": t.path, "cached": True}
             bar.finished(rows[t.path])
         else:
+            if hit is not None:
+                previous[t.path] = {**hit, "path": t.path, "cached": True}
             todo.append(t)
     todo.sort(key=lambda t: -Path(t.path).stat().st_size)  # big models first: less idle tail
 
@@ -122,9 +125,12 @@ def run_batch(
         interrupted = True
     finally:
         bar.close()
+    for path, row in previous.items():  # an interrupted --force run keeps the older rows
+        rows.setdefault(path, row)
     ordered = [rows[t.path] for t in tasks if t.path in rows]
+    missing = [t.path for t in tasks if t.path not in rows]
     meta = _meta(started, ordered, workers, dask_address, task_options or {}, command,
-                 interrupted)
+                 interrupted, missing)
     write_outputs(out_dir, ordered, meta)
     return BatchResult(ordered, meta, out_dir, interrupted, files)
 
@@ -237,14 +243,15 @@ def _souffle_version() -> str | None:
 
 
 def _meta(started: str, rows: list[dict[str, Any]], workers: int, dask: str | None,
-          options: dict[str, Any], command: str, interrupted: bool) -> dict[str, Any]:
+          options: dict[str, Any], command: str, interrupted: bool,
+          missing: list[str]) -> dict[str, Any]:
     counts = Counter(r["status"] for r in rows)
     engines = sorted({r["engine"] for r in rows if r.get("engine")})
     return {
         "started": started, "finished": _now(), "command": command,
         "workers": workers if not dask else None, "backend": "dask" if dask else "processes",
-        "dask_address": dask, "interrupted": interrupted,
-        "engine": ", ".join(engines) or options.get("engine", "auto"),
+        "dask_address": dask, "interrupted": interrupted, "missing": missing,
+        "engine": ", ".join(engines) or options.get("engine", {}).get("engine", "auto"),
         "options": options,
         "versions": {"aliaslog": _version("aliaslog"), "python": platform.python_version(),
                      "numpy": _version("numpy"), "clingo": _version("clingo"),

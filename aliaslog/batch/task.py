@@ -14,9 +14,11 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from ..options import DEFAULT_ANALYSIS, DEFAULT_ENGINE, AnalysisOptions, EngineOptions
 
 RELAY_SUFFIXES = (".relay", ".json")
 BEGIN = '{"event": "begin"}'  # the worker protocol's line before a row: imports are done
@@ -25,20 +27,26 @@ RELAX_SUFFIXES = (".py",)
 
 @dataclass(frozen=True)
 class Task:
-    """What a worker needs to analyse one model; plain data, so it crosses process boundaries."""
+    """What a worker needs to analyse one model; plain data (the options as their JSON), so it
+    crosses process boundaries."""
 
     path: str
-    engine: str = "auto"
-    context: str = "insensitive"
-    liveness: str = "flow-insensitive"
+    analysis: dict[str, Any] = field(default_factory=DEFAULT_ANALYSIS.as_json)
+    engine: dict[str, Any] = field(default_factory=DEFAULT_ENGINE.as_json)
     relax_point: str = "input"
-    solver_timeout: float = 600.0
+    check_outputs: bool = False  # Relay: run before and after analysis DCE, compare results
 
     def options(self) -> dict[str, Any]:
         """Everything but the path: what the cache key must cover besides the file's bytes."""
         out = asdict(self)
         del out["path"]
         return out
+
+    def analysis_options(self) -> AnalysisOptions:
+        return AnalysisOptions(**self.analysis)
+
+    def engine_options(self) -> EngineOptions:
+        return EngineOptions(**self.engine)
 
 
 def ir_of(path: str) -> str:
@@ -47,17 +55,23 @@ def ir_of(path: str) -> str:
 
 
 def variant_of(task: Task) -> str:
-    """Relay: plain or gradient (the zoo names gradient files `*.grad.relay`); Relax: the point."""
+    """Relay: the zoo's workload (`*.anf.relay`, `*.grad.relay`, `*.train.relay`, or plain);
+    Relax: the extraction point."""
     name = Path(task.path).name
     if ir_of(task.path) == "relay":
-        return "gradient" if ".grad." in name else "plain"
+        for marker, variant in ((".anf.", "anf"), (".grad.", "gradient"),
+                                (".train.", "training step")):
+            if marker in name:
+                return variant
+        return "plain"
     return "lowered" if name.endswith(".lowered.py") else task.relax_point
 
 
 def model_name(path: str) -> str:
-    """The file name without IR suffix and variant marker: `resnet-18.grad.relay` -> resnet-18."""
+    """The file name without IR suffix and workload marker: `resnet-18.grad.relay` -> resnet-18."""
     name = Path(path).name
-    for suffix in (".grad.relay", ".lowered.py", *RELAY_SUFFIXES, *RELAX_SUFFIXES):
+    for suffix in (".anf.relay", ".grad.relay", ".train.relay", ".lowered.py", *RELAY_SUFFIXES,
+                   *RELAX_SUFFIXES):
         if name.endswith(suffix):
             return name[: -len(suffix)]
     return name
@@ -88,7 +102,7 @@ def run(task: Task, began: Callable[[], None] = lambda: None) -> dict[str, Any]:
     `began` is called once the worker's imports are done, when the model's own work starts
     (the runner's time limit counts from there).
     """
-    from extractor.relay.errors import LocatedError
+    from extractor.diagnostics import LocatedError
 
     t0 = time.perf_counter()
     stages = _Stages()
@@ -116,42 +130,65 @@ def run(task: Task, began: Callable[[], None] = lambda: None) -> dict[str, Any]:
 
 def _relay(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, Any]:
     with stage("startup"):
+        from extractor.relay.transforms.dead_code import purity_dce
         from extractor.relay.typeinfer import infer_types
 
         from ..analysis import analyze
-        from ..analysis_dce import remove_bindings
-        from ..dce import purity_dce
-        from ..loading import load_module
+        from ..analysis_dce import remove_relay_bindings
+        from ..loading import load_relay
         from ..scenario import count_lets
     began()
     with stage("load"):
-        mod = load_module(task.path)
+        mod = load_relay(task.path)
     with stage("typecheck"):
         typed = infer_types(mod)
-    res = analyze(mod, engine=task.engine, context=task.context, explain=False,
-                  flow_sensitive=task.liveness == "flow-sensitive", timeout=task.solver_timeout)
+    res = analyze(mod, task.analysis_options(), engine=task.engine_options(), explain=False)
     stage.add(res.timings)
 
     with stage("dce"):
         before = count_lets(mod)
-        ours = before - count_lets(remove_bindings(mod, res))
+        pruned = remove_relay_bindings(res)  # timed: the DCE; it removes what the view counts
+        ours = len(res.removable())
         tvm = before - count_lets(purity_dce(typed.module, typed.type_of))
-    return _analysed(res, ours, tvm, "relay purity DCE (#9542)")
+    row = _analysed(res, ours, tvm, "relay purity DCE (#9542)")
+    if task.check_outputs:
+        with stage("check"):
+            same = _same_outputs(typed.module, pruned)
+        row["dce"]["outputs_equal"] = same
+        if not same:
+            row.update(status="error", error="analysis DCE changed the program's outputs "
+                       "(a soundness bug: please report it with this file)")
+    return row
+
+
+def _same_outputs(mod: Any, pruned: Any) -> bool:
+    """Both programs on seeded inputs give bit-identical results (NaN equal to NaN)."""
+    import numpy as np
+
+    from extractor.relay.interpreter import evaluate, flatten_value, random_inputs
+
+    args = random_inputs(mod.functions["main"], 0)
+    with np.errstate(all="ignore"):
+        a = flatten_value(evaluate(mod, args))
+        b = flatten_value(evaluate(pruned, args))
+    return len(a) == len(b) and all(
+        x.dtype == y.dtype and x.shape == y.shape and np.array_equal(x, y, equal_nan=True)
+        for x, y in zip(a, b, strict=True))
 
 
 def _relax(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, Any]:
     with stage("startup"):  # importing tvm dominates small models; keep it out of "load"
         from tvm import relax
 
-        from extractor.relax_load import load_module
+        from extractor.relax_load import load_relax_module
 
         from ..relax.analysis import analyze_relax
-        from ..relax.dce_pass import remove_bindings
+        from ..relax.dce_pass import remove_relax_bindings
     began()
     with stage("load"):
-        mod = load_module(task.path)
+        mod = load_relax_module(task.path)
     point = "input" if task.path.endswith(".lowered.py") else task.relax_point
-    res = analyze_relax(mod, point=point, engine=task.engine, timeout=task.solver_timeout)
+    res = analyze_relax(mod, point=point, engine=task.engine_options())
     stage.add(res.timings)
 
     def in_seq(seq: Any) -> int:
@@ -171,7 +208,7 @@ def _relax(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, A
     with stage("dce"):
         at = res.module
         before = bindings(at)
-        ours = before - bindings(remove_bindings(at, set(res.removable())))
+        ours = before - bindings(remove_relax_bindings(at, set(res.removable())))
         tvm = before - bindings(relax.transform.DeadCodeElimination()(at))
     return _analysed(res, ours, tvm, "relax.transform.DeadCodeElimination")
 

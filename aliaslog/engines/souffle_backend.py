@@ -6,22 +6,26 @@ directory and reuses the binary. Output CSVs are read back with the types the pr
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import os
 import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
-from aliaslog.engines.base import EngineError, Row, read_tsv
-from aliaslog.engines.souffle_subset import Program
+from aliaslog.engines.base import EngineError, Row
+from aliaslog.engines.dialect import Program
+from aliaslog.engines.tsv import read_tsv
 
 _SAFE_PATH = re.compile(r'^[^"`$\\\n]*$')
 _MACRO = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _MACRO_VALUE = re.compile(r"^[A-Za-z0-9_.+\-/:]*$")
 _STDERR_LIMIT = 6000
+_PR_SET_PDEATHSIG = 1
 
 
 def souffle_executable() -> str | None:
@@ -44,12 +48,31 @@ def _tail(data: bytes) -> str:
     return text
 
 
+def _die_with_parent() -> None:
+    """In the child, before exec: the kernel kills it if aliaslog dies, even by SIGKILL (a batch
+    time limit), so no Soufflé is left running under init (Linux; elsewhere a no-op)."""
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        except (OSError, AttributeError):
+            pass
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def run_process(cmd: list[str], timeout: float, what: str = "souffle",
                 cwd: Path | None = None) -> tuple[str, str]:
-    """Run cmd (no shell) in its own process group; kill the group past the time limit."""
+    """Run cmd (no shell) in its own process group; kill the group past the time limit, and
+    on anything that stops aliaslog meanwhile (Ctrl-C, SIGTERM, an error)."""
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                stdin=subprocess.DEVNULL, start_new_session=True, cwd=cwd)
+                                stdin=subprocess.DEVNULL, start_new_session=True, cwd=cwd,
+                                preexec_fn=_die_with_parent)
     except FileNotFoundError:
         raise EngineError(f"{what} not found on PATH") from None
     except OSError as exc:
@@ -57,12 +80,15 @@ def run_process(cmd: list[str], timeout: float, what: str = "souffle",
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        _kill_group(proc)
+        _, err = proc.communicate()
+        tail = _tail(err)
+        raise EngineError(f"{what} timed out after {timeout:g} s"
+                          + (f"; it had printed:\n{tail}" if tail else "")) from None
+    except BaseException:
+        _kill_group(proc)
         proc.communicate()
-        raise EngineError(f"{what} timed out after {timeout:g} s") from None
+        raise
     rc = proc.returncode
     if rc < 0:
         sig = -rc
@@ -151,8 +177,8 @@ def compiled_binary(program_path: Path, program: Program, timeout: float,
 
 def run_souffle(program_path: Path, program: Program, facts_dir: Path, work_dir: Path,
                 outputs: list[str], *, timeout: float, compiled: bool,
-                include_dirs: list[Path], defines: dict[str, str]) -> tuple[dict[str, list[Row]],
-                                                                           list[str]]:
+                include_dirs: list[Path], defines: dict[str, str]
+                ) -> tuple[dict[str, list[Row]], list[str], str]:
     """Run Soufflé writing CSVs into work_dir, then read the selected outputs back typed."""
     if not _SAFE_PATH.match(str(program_path)):
         raise EngineError(
@@ -165,18 +191,21 @@ def run_souffle(program_path: Path, program: Program, facts_dir: Path, work_dir:
     if compiled:
         binary = compiled_binary(program_path, program, timeout, include_dirs, defines)
         cmd = [str(binary), "-F", str(facts_dir), "-D", str(work_dir)]
-        _out, err = run_process(cmd, timeout, "souffle-compiled program")
+        out, err = run_process(cmd, timeout, "souffle-compiled program")
     else:
         exe = _require_executable()
         cmd = [exe, "-F", str(facts_dir), "-D", str(work_dir),
                *_common_args(include_dirs, defines), str(program_path)]
-        _out, err = run_process(cmd, timeout)
+        out, err = run_process(cmd, timeout)
     warnings = [ln for ln in err.splitlines() if ln.strip()]
     rows: dict[str, list[Row]] = {}
     for name in outputs:
         rel = program.relations[name]
-        params = rel.output or {}
-        fname = params.get("filename", name + ".csv")
+        if not rel.file_outputs:
+            raise EngineError(f"`{name}` is written only to standard output, which is not read"
+                              " back from Soufflé", rel.outputs[0].span)
+        io = rel.file_outputs[0]
+        fname = io.filename(name, ".csv")
         path = Path(fname) if Path(fname).is_absolute() else Path(work_dir) / fname
         if not rel.kinds:
             try:
@@ -187,8 +216,6 @@ def run_souffle(program_path: Path, program: Program, facts_dir: Path, work_dir:
             continue
         if not path.exists():
             raise EngineError(f"souffle wrote no output file {path}")
-        rows[name] = read_tsv(path, rel.kinds, program.records,
-                              delimiter=params.get("delimiter", "\t"),
-                              headers=params.get("headers", "false") == "true",
-                              what="souffle output", strict=True)
-    return rows, warnings
+        rows[name] = read_tsv(path, rel.kinds, program.records, delimiter=io.delimiter,
+                              headers=io.headers, what="souffle output", strict=True)
+    return rows, warnings, out

@@ -6,18 +6,22 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..loading import UsageError
+from ..loading import UsageError, output_dir_arg
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Register `zoo` with its two kinds."""
     sp = sub.add_parser("zoo", help="write a model zoo: Relay (TVM's relay.testing models, plain "
                                     "and after gradient) or Relax (HF models via torch.export)")
-    sp.add_argument("kind", choices=["relay", "relax"])
-    sp.add_argument("-o", "--output", required=True, metavar="DIR")
+    sp.add_argument("kind", choices=["relay", "relax"],
+                    help="relay: the tvm.relay.testing workloads; relax: Hugging Face models")
+    sp.add_argument("-o", "--output", required=True, metavar="DIR", type=output_dir_arg,
+                    help="the directory the models are written to")
     sp.add_argument("--models", help="comma-separated subset (default: all)")
     sp.add_argument("--no-gradient", action="store_true",
-                    help="relay: skip the higher-order gradient versions")
+                    help="relay: skip the gradient and training-step workloads")
+    sp.add_argument("--no-run", action="store_true",
+                    help="relay: do not run each workload once in the interpreter")
     sp.add_argument("--no-lowered", action="store_true",
                     help="relax: skip the lowered versions")
     sp.add_argument("--check", action="store_true",
@@ -33,7 +37,8 @@ def cmd_zoo(args: argparse.Namespace) -> int:
         from .relay_models import RELAY_MODELS, write_relay_zoo
 
         _check_names(names, RELAY_MODELS)
-        entries = write_relay_zoo(out, names, gradient=not args.no_gradient)
+        entries = write_relay_zoo(out, names, gradient=not args.no_gradient,
+                                  run=not args.no_run)
     else:
         from .relax_models import RELAX_MODELS, ZooUnavailable, write_relax_zoo
 

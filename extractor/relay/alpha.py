@@ -39,8 +39,9 @@ from .ast import (
     TupleGetItem,
     TypeData,
     Var,
+    type_str,
 )
-from .printer import attr_norm, effective_call_attrs, type_str
+from .ops import attr_norm, effective_call_attrs
 
 _VALUE_NODES = (GlobalVar, Op, Constructor)
 

@@ -12,7 +12,7 @@ from typing import Any, Union
 
 import numpy as np
 
-from .errors import Span
+from ..diagnostics import Span
 
 # --------------------------------------------------------------------------------------- types
 
@@ -75,6 +75,38 @@ class IncompleteType(Type):
 
 
 UNIT = TupleType(())
+
+
+def dim_str(d: int | None) -> str:
+    """A dimension (or an integer attribute) as Relay text: `?`, `5`, `5000000000i64`."""
+    if d is None:
+        return "?"
+    return str(d) if -(2**31) <= d < 2**31 else f"{d}i64"
+
+
+def type_str(t: Type) -> str:
+    """A type as Relay text: `Tensor[(5, 10), float32]`, `float32`, `(T,)`, `fn (T) -> R`,
+    `ref(T)`, `_` for one not known yet; the printer and every message write types so."""
+    if isinstance(t, TensorType):
+        if not t.shape:
+            return t.dtype
+        return f"Tensor[({', '.join(dim_str(d) for d in t.shape)}), {t.dtype}]"
+    if isinstance(t, TupleType):
+        inner = ", ".join(type_str(f) for f in t.fields)
+        return f"({inner},)" if len(t.fields) == 1 else f"({inner})"
+    if isinstance(t, FuncType):
+        tps = f"[{', '.join(v.name for v in t.type_params)}]" if t.type_params else ""
+        return f"fn {tps}({', '.join(type_str(a) for a in t.arg_types)}) -> {type_str(t.ret_type)}"
+    if isinstance(t, RefType):
+        return f"ref({type_str(t.value)})"
+    if isinstance(t, TypeVar):
+        return t.name
+    if isinstance(t, TypeCall):
+        return f"{t.name}[{', '.join(type_str(a) for a in t.args)}]" if t.args else t.name
+    if isinstance(t, IncompleteType):
+        return "_"
+    raise TypeError(f"not a Relay type: {t!r}")
+
 
 # --------------------------------------------------------------------------------------- attrs
 
@@ -463,23 +495,6 @@ class ExprMutator:
         self.memo[id(e)] = out
         return out
 
-    def visit_pattern(self, p: Pattern) -> Pattern:
-        if isinstance(p, PatternVar):
-            v = self.visit(p.var)
-            assert isinstance(v, Var)
-            return p if v is p.var else PatternVar(v, span=p.span)
-        if isinstance(p, PatternConstructor):
-            ps = tuple(self.visit_pattern(q) for q in p.patterns)
-            if all(a is b for a, b in zip(ps, p.patterns, strict=True)):
-                return p
-            return PatternConstructor(p.constructor, ps, span=p.span)
-        if isinstance(p, PatternTuple):
-            ps = tuple(self.visit_pattern(q) for q in p.patterns)
-            if all(a is b for a, b in zip(ps, p.patterns, strict=True)):
-                return p
-            return PatternTuple(ps, span=p.span)
-        return p
-
     def visit_Var(self, e: Var) -> Expr:
         return e
 
@@ -496,19 +511,13 @@ class ExprMutator:
         return e
 
     def visit_Tuple(self, e: Tuple) -> Expr:
-        fs = tuple(self.visit(f) for f in e.fields)
-        return e if _same(fs, e.fields) else Tuple(fs, span=e.span)
+        return with_children(e, self.visit)
 
     def visit_TupleGetItem(self, e: TupleGetItem) -> Expr:
-        t = self.visit(e.tuple_value)
-        return e if t is e.tuple_value else TupleGetItem(t, e.index, span=e.span)
+        return with_children(e, self.visit)
 
     def visit_Call(self, e: Call) -> Expr:
-        op = self.visit(e.op)
-        args = tuple(self.visit(a) for a in e.args)
-        if op is e.op and _same(args, e.args):
-            return e
-        return Call(op, args, e.attrs, e.type_args, span=e.span)
+        return with_children(e, self.visit)
 
     def visit_Let(self, e: Let) -> Expr:
         """Walk the chain iteratively; a subclass overriding this handles the whole chain."""
@@ -532,43 +541,95 @@ class ExprMutator:
         return out
 
     def visit_If(self, e: If) -> Expr:
-        c, t, f = self.visit(e.cond), self.visit(e.true_branch), self.visit(e.false_branch)
+        return with_children(e, self.visit)
+
+    def visit_Function(self, e: Function) -> Expr:
+        return with_children(e, self.visit)
+
+    def visit_RefCreate(self, e: RefCreate) -> Expr:
+        return with_children(e, self.visit)
+
+    def visit_RefRead(self, e: RefRead) -> Expr:
+        return with_children(e, self.visit)
+
+    def visit_RefWrite(self, e: RefWrite) -> Expr:
+        return with_children(e, self.visit)
+
+    def visit_Match(self, e: Match) -> Expr:
+        return with_children(e, self.visit)
+
+
+def with_children(e: Expr, visit: Callable[[Expr], Expr]) -> Expr:
+    """e with every sub-expression c replaced by visit(c), in evaluation order (a function's
+    parameters, a clause's pattern variables included); e itself when none changed, so what
+    is unchanged stays shared. Leaves are returned as they are; a Let is not handled here,
+    since each pass walks a let chain iteratively itself."""
+    assert not isinstance(e, Let), "with_children: a let chain is walked by its pass"
+    if isinstance(e, Tuple):
+        fs = tuple(visit(f) for f in e.fields)
+        return e if _same(fs, e.fields) else Tuple(fs, span=e.span)
+    if isinstance(e, TupleGetItem):
+        t = visit(e.tuple_value)
+        return e if t is e.tuple_value else TupleGetItem(t, e.index, span=e.span)
+    if isinstance(e, Call):
+        op = visit(e.op)
+        args = tuple(visit(a) for a in e.args)
+        if op is e.op and _same(args, e.args):
+            return e
+        return Call(op, args, e.attrs, e.type_args, span=e.span)
+    if isinstance(e, If):
+        c, t, f = visit(e.cond), visit(e.true_branch), visit(e.false_branch)
         if c is e.cond and t is e.true_branch and f is e.false_branch:
             return e
         return If(c, t, f, span=e.span)
-
-    def visit_Function(self, e: Function) -> Expr:
-        ps = tuple(self.visit(p) for p in e.params)
-        b = self.visit(e.body)
+    if isinstance(e, Function):
+        ps = tuple(visit(p) for p in e.params)
+        b = visit(e.body)
         if _same(ps, e.params) and b is e.body:
             return e
         return Function(ps, b, e.ret_type, e.type_params, e.attrs, span=e.span)  # type: ignore[arg-type]
-
-    def visit_RefCreate(self, e: RefCreate) -> Expr:
-        v = self.visit(e.value)
+    if isinstance(e, RefCreate):
+        v = visit(e.value)
         return e if v is e.value else RefCreate(v, span=e.span)
-
-    def visit_RefRead(self, e: RefRead) -> Expr:
-        r = self.visit(e.ref)
+    if isinstance(e, RefRead):
+        r = visit(e.ref)
         return e if r is e.ref else RefRead(r, span=e.span)
-
-    def visit_RefWrite(self, e: RefWrite) -> Expr:
-        r, v = self.visit(e.ref), self.visit(e.value)
+    if isinstance(e, RefWrite):
+        r, v = visit(e.ref), visit(e.value)
         return e if r is e.ref and v is e.value else RefWrite(r, v, span=e.span)
-
-    def visit_Match(self, e: Match) -> Expr:
-        d = self.visit(e.data)
+    if isinstance(e, Match):
+        d = visit(e.data)
         clauses = []
         changed = d is not e.data
         for c in e.clauses:
-            lhs = self.visit_pattern(c.lhs)
-            rhs = self.visit(c.rhs)
+            lhs = _with_pattern_vars(c.lhs, visit)
+            rhs = visit(c.rhs)
             if lhs is c.lhs and rhs is c.rhs:
                 clauses.append(c)
             else:
                 changed = True
                 clauses.append(Clause(lhs, rhs, span=c.span))
         return Match(d, tuple(clauses), e.complete, span=e.span) if changed else e
+    return e
+
+
+def _with_pattern_vars(p: Pattern, visit: Callable[[Expr], Expr]) -> Pattern:
+    """p with each variable it binds replaced by visit(var); p itself when none changed."""
+    if isinstance(p, PatternVar):
+        v = visit(p.var)
+        assert isinstance(v, Var)
+        return p if v is p.var else PatternVar(v, span=p.span)
+    if isinstance(p, PatternConstructor):
+        ps = tuple(_with_pattern_vars(q, visit) for q in p.patterns)
+        if all(a is b for a, b in zip(ps, p.patterns, strict=True)):
+            return p
+        return PatternConstructor(p.constructor, ps, span=p.span)
+    if isinstance(p, PatternTuple):
+        ps = tuple(_with_pattern_vars(q, visit) for q in p.patterns)
+        if all(a is b for a, b in zip(ps, p.patterns, strict=True)):
+            return p
+        return PatternTuple(ps, span=p.span)
+    return p
 
 
 def _same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:

@@ -8,7 +8,7 @@ use explicit stacks, so 20k-long let chains need no recursion.
 
 Op attributes are written as their `relay.attrs.*Attrs` node with every field, POD fields
 (`int`, `bool`, `double`, `DataType`) as strings and the rest as `IntImm`, `FloatImm`,
-`runtime.String` or `Array` nodes; which int fields are POD is the small table `POD_INT_FIELDS`.
+`runtime.String` or `Array` nodes; which int fields are POD the op registry declares (`pod_int`).
 Loading keeps only the fields the text printer would print, so `load_json` builds the same AST as
 parsing the printed text does.
 """
@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from . import ops as _ops
+from ..diagnostics import Span
 from .ast import (
     EMPTY_ATTRS,
     Attrs,
@@ -63,29 +63,14 @@ from .ast import (
     TypeVar,
     Var,
 )
-from .errors import JsonLoadError, Span
-from .printer import attr_norm, effective_call_attrs
+from .errors import JsonLoadError
+from .ops import ATTRS_TYPES, NO_DEFAULT, attr_norm, closest, effective_call_attrs, lookup
 
 TVM_VERSION = "0.19.0"
 NDARRAY_MAGIC = 0xDD5E40F096B4A13F
 _KIND_TYPE = 0  # TypeKind::kType
 _KIND_ADT = 5  # TypeKind::kAdtHandle
 
-# Int fields that are a C++ `int` (written as a string) rather than an `Integer`/`IndexExpr` node.
-POD_INT_FIELDS = frozenset({
-    ("relay.attrs.BiasAddAttrs", "axis"),
-    ("relay.attrs.SoftmaxAttrs", "axis"),
-    ("relay.attrs.ExpandDimsAttrs", "axis"),
-    ("relay.attrs.ExpandDimsAttrs", "num_newaxis"),
-    ("relay.attrs.ConcatenateAttrs", "axis"),
-    ("relay.attrs.SplitAttrs", "axis"),
-    ("relay.attrs.OneHotAttrs", "depth"),
-    ("relay.attrs.OneHotAttrs", "axis"),
-    ("relay.attrs.Conv2DAttrs", "groups"),
-    ("relay.attrs.Conv3DAttrs", "groups"),
-    ("relay.attrs.Conv2DTransposeAttrs", "groups"),
-    ("relay.attrs.BatchNormAttrs", "axis"),
-})
 _DTYPE_FIELDS = frozenset({"dtype", "out_dtype"})
 _EXPR_FIELDS = ("virtual_device_", "span", "_checked_type_")
 
@@ -211,13 +196,13 @@ def _float_text(v: float) -> str:
 
 def _attr_field(type_key: str, name: str, v: Any) -> Any:
     """One attrs field: POD fields as strings, the rest as nodes."""
-    if v is None and (type_key, name) in POD_INT_FIELDS:
+    if v is None and _pod_int(type_key, name):
         return _Pod("")  # an unset C++ int (only in programs that omit a required field)
     if isinstance(v, (bool, np.bool_)):
         return _Pod("1" if v else "0")
     if isinstance(v, (float, np.floating)):
         return _Pod(_float_text(v))
-    if isinstance(v, (int, np.integer)) and (type_key, name) in POD_INT_FIELDS:
+    if isinstance(v, (int, np.integer)) and _pod_int(type_key, name):
         return _Pod(str(int(v)))
     if name in _DTYPE_FIELDS and (v is None or isinstance(v, str)):
         return _Pod(v or "")  # a DataType; unset (None) is written as the empty string
@@ -230,7 +215,7 @@ def _dict_attrs(items: Sequence[tuple[str, Any]]) -> _W:
 
 
 def _call_attrs(call: Call) -> Any:
-    opdef = _ops.lookup(call.op.name) if isinstance(call.op, Op) else None
+    opdef = lookup(call.op.name) if isinstance(call.op, Op) else None
     if opdef is not None and opdef.attrs_type_key is not None:
         tk, items = effective_call_attrs(call.op, call.attrs)
         assert tk is not None
@@ -489,12 +474,18 @@ _LEAVES = frozenset({"runtime.String", "Op"})
 _VALUE_KEYS = frozenset({"IntImm", "FloatImm", "Array", "runtime.String", "tir.StringImm", "Map",
                          "tir.Any", "relay.Constant", "relay.Var", "relay.Tuple", "relay.Call",
                          "GlobalVar", "Op"})
-_ATTRS_FIELDS: dict[str, dict[str, object]] = {}
-for _op in _ops.OPS.values():
-    if _op.attrs_type_key is not None:
-        _fields = _ATTRS_FIELDS.setdefault(_op.attrs_type_key, {})
-        for _f in _op.attr_fields:
-            _fields.setdefault(_f.name, _f.default)
+
+
+def _field_default(type_key: str, name: str) -> object:
+    """The registry's default of a field of an op attrs type (NO_DEFAULT if it declares none)."""
+    f = ATTRS_TYPES.get(type_key, {}).get(name)
+    return NO_DEFAULT if f is None else f.default
+
+
+def _pod_int(type_key: str, name: str) -> bool:
+    """Whether a field of an op attrs type is a C++ `int` (written as a string, not a node)."""
+    f = ATTRS_TYPES.get(type_key, {}).get(name)
+    return f is not None and f.pod_int
 
 
 class _Reader:
@@ -545,13 +536,12 @@ class _Reader:
         attrs = self.nodes[i].get("attrs", {})
         if not isinstance(attrs, dict):
             raise self.fail(i, "`attrs` is not an object")
-        defaults = _ATTRS_FIELDS.get(tk, {})
         out = []
         for name, text in attrs.items():
             if not isinstance(text, str):
                 raise self.fail(i, f"field `{name}` is not a string")
-            d = defaults.get(name, _ops.NO_DEFAULT)
-            if (tk, name) in POD_INT_FIELDS:
+            d = _field_default(tk, name)
+            if _pod_int(tk, name):
                 kind = _INT
             elif isinstance(d, bool):
                 kind = _BOOL
@@ -588,7 +578,7 @@ class _Reader:
             out = tk, _SCHEMA[tk]
         elif tk in _LEAVES or tk in _IGNORED or tk in ("Array", "Map"):
             out = tk, ()
-        elif tk.startswith("relay.attrs.") or tk in _ATTRS_FIELDS:
+        elif tk.startswith("relay.attrs.") or tk in ATTRS_TYPES:
             out = tk, tuple(self.attrs_kinds(i, tk))
         else:
             raise self.fail(i, f"unknown type_key `{tk}`")
@@ -689,8 +679,8 @@ class _Reader:
                     raise self.fail(i, "missing repr_str")
                 s = base64.b64decode(b64).decode("utf-8")
             if tk == "Op":
-                if _ops.lookup(s) is None:
-                    hint = _ops.closest(s)
+                if lookup(s) is None:
+                    hint = closest(s)
                     more = f" (did you mean {', '.join(hint)}?)" if hint else ""
                     raise self.fail(i, f"unknown operator `{s}`{more}")
                 return Op(s)
@@ -819,7 +809,6 @@ class _Reader:
     def op_attrs(self, i: int, tk: str, fields: tuple[tuple[str, str], ...]) -> Attrs:
         """An op attrs node, keeping only what the printer would print (as the parser sees it)."""
         values: dict[str, Any] = {}
-        defaults = _ATTRS_FIELDS.get(tk, {})
         for name, kind in fields:
             text = self.attr(i, name)
             assert text is not None
@@ -832,14 +821,14 @@ class _Reader:
             elif kind == _FLOAT:
                 values[name] = self.pod_float(i, name)
             elif kind == _STR:
-                unset = text == "" and defaults.get(name, _ops.NO_DEFAULT) is _ops.NO_DEFAULT
+                unset = text == "" and _field_default(tk, name) is NO_DEFAULT
                 values[name] = None if unset and name in _DTYPE_FIELDS else text
             else:
                 values[name] = _attr_value(self.built[self.index(i, name, text)])
         items = []
         for name, v in values.items():
-            d = defaults.get(name, _ops.NO_DEFAULT)
-            if d is _ops.NO_DEFAULT or attr_norm(v) != attr_norm(d):
+            d = _field_default(tk, name)
+            if d is NO_DEFAULT or attr_norm(v) != attr_norm(d):
                 items.append((name, v))
         return Attrs(tuple(items), tk)
 

@@ -11,7 +11,8 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from .errors import ParseError, Span
+from ..diagnostics import Span
+from .errors import ParseError
 
 KEYWORDS = frozenset(
     "let fn def if else type match extern free_var ref ref_read ref_write".split()

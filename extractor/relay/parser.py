@@ -23,6 +23,7 @@ from typing import TypeVar as _TV
 
 import numpy as np
 
+from ..diagnostics import Span, gc_paused
 from . import ops
 from .ast import (
     EMPTY_ATTRS,
@@ -62,8 +63,7 @@ from .ast import (
     TypeVar,
     Var,
 )
-from .errors import ParseError, Span
-from .gcpause import gc_paused
+from .errors import ParseError
 from .json_io import decode_ndarray
 from .lexer import (
     BOOL,
@@ -1109,14 +1109,19 @@ def parse_expr(text: str, source_name: str = "from_string") -> Expr:
     return p.run(p.parse_expression)
 
 
-def parse_file(path: str | Path) -> Module:
-    """Parse the Relay module in a file; spans name the path."""
-    raw = Path(path).read_bytes()
+def decode_source(raw: bytes, path: str) -> str:
+    """A file's bytes as text: UTF-8 (a BOM dropped), no newline translation (a lone `\r` is
+    the lexer's to reject); a byte that is not UTF-8 is a ParseError at its line and column."""
     try:
-        text = raw.decode("utf-8-sig")
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         line = raw[: e.start].count(b"\n") + 1
         col = e.start - (raw.rfind(b"\n", 0, e.start) + 1) + 1
-        raise ParseError(f"the file is not valid UTF-8 ({e.reason})",
-                         Span(str(path), line, col)) from None
-    return parse(text, str(path))
+        raise ParseError(f"the file is not valid UTF-8 ({e.reason}: byte 0x{raw[e.start]:02x})",
+                         Span(path, line, col, line, col + 1),
+                         raw.decode("utf-8", errors="replace")) from None
+
+
+def parse_file(path: str | Path) -> Module:
+    """Parse the Relay module in a file; spans name the path."""
+    return parse(decode_source(Path(path).read_bytes(), str(path)), str(path))

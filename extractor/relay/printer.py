@@ -27,21 +27,16 @@ from typing import Any
 
 import numpy as np
 
-from . import ops as _ops
 from .ast import (
-    Attrs,
     Call,
     Constant,
     Constructor,
     Expr,
     Function,
-    FuncType,
     GlobalVar,
     If,
-    IncompleteType,
     Let,
     Match,
-    MetaRef,
     Module,
     Op,
     Pattern,
@@ -51,20 +46,19 @@ from .ast import (
     PatternWildcard,
     RefCreate,
     RefRead,
-    RefType,
     RefWrite,
-    TensorType,
     Tuple,
     TupleGetItem,
-    TupleType,
     Type,
-    TypeCall,
     TypeData,
-    TypeVar,
     Var,
     children,
+    dim_str,
     post_order,
+    type_str,
 )
+from .json_io import save_metadata
+from .ops import printed_call_attrs
 
 VERSION_HEADER = '#[version = "0.0.5"]'
 META_OMITTED = (
@@ -78,7 +72,6 @@ META_OMITTED = (
 Doc = Any
 _R = typing.TypeVar("_R")
 
-_INT32 = (-(2**31), 2**31)
 _F32_MAX = float(np.finfo(np.float32).max)
 _BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_/]")
 _LITERAL_FLOATS = {"float32": ("f", np.float32, 9), "float16": ("f16", np.float16, 5),
@@ -225,94 +218,9 @@ def scalar_literal(data: np.ndarray) -> str | None:
     return None
 
 
-def _dim(d: int | None) -> str:
-    if d is None:
-        return "?"
-    return str(d) if _INT32[0] <= d < _INT32[1] else f"{d}i64"
-
-
-def type_str(t: Type) -> str:
-    """Print a type: `Tensor[(5, 10), float32]`, `float32`, `(T,)`, `fn (T) -> R`, `ref(T)`."""
-    if isinstance(t, TensorType):
-        if not t.shape:
-            return t.dtype
-        return f"Tensor[({', '.join(_dim(d) for d in t.shape)}), {t.dtype}]"
-    if isinstance(t, TupleType):
-        inner = ", ".join(type_str(f) for f in t.fields)
-        return f"({inner},)" if len(t.fields) == 1 else f"({inner})"
-    if isinstance(t, FuncType):
-        tps = f"[{', '.join(v.name for v in t.type_params)}]" if t.type_params else ""
-        return f"fn {tps}({', '.join(type_str(a) for a in t.arg_types)}) -> {type_str(t.ret_type)}"
-    if isinstance(t, RefType):
-        return f"ref({type_str(t.value)})"
-    if isinstance(t, TypeVar):
-        return t.name
-    if isinstance(t, TypeCall):
-        return f"{t.name}[{', '.join(type_str(a) for a in t.args)}]" if t.args else t.name
-    if isinstance(t, IncompleteType):
-        return "_"
-    raise TypeError(f"not a Relay type: {t!r}")
-
-
 def _str_literal(s: str) -> str:
     body = s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
     return f'"{body}"'
-
-
-def attr_norm(v: Any) -> Any:
-    """A comparable form of an attribute value that keeps bool, int, float and str apart."""
-    if v is None:
-        return ("none",)
-    if isinstance(v, (bool, np.bool_)):
-        return ("bool", bool(v))
-    if isinstance(v, (int, np.integer)):
-        return ("int", int(v))
-    if isinstance(v, (float, np.floating)):
-        f = float(v)
-        return ("float", "nan" if math.isnan(f) else f)
-    if isinstance(v, str):
-        return ("str", v)
-    if isinstance(v, (tuple, list)):
-        return ("tuple", tuple(attr_norm(x) for x in v))
-    if isinstance(v, MetaRef):
-        return ("meta", v.type_key, v.index)
-    return ("obj", id(v))
-
-
-def effective_call_attrs(op: Expr, attrs: Attrs) -> tuple[str | None, list[tuple[str, Any]]]:
-    """(type key, every field with its value or default) for an op call; else attrs as given."""
-    opdef = _ops.lookup(op.name) if isinstance(op, Op) else None
-    if opdef is None:
-        return attrs.type_key, list(attrs.items_)
-    given = dict(attrs.items_)
-    out: list[tuple[str, Any]] = []
-    for f in opdef.attr_fields:
-        if f.name in given:
-            out.append((f.name, given.pop(f.name)))
-        else:
-            out.append((f.name, None if f.default is _ops.NO_DEFAULT else f.default))
-    out.extend((k, v) for k, v in attrs.items_ if k in given)
-    return attrs.type_key or opdef.attrs_type_key, out
-
-
-def printed_call_attrs(op: Expr, attrs: Attrs) -> list[tuple[str, Any]]:
-    """The attrs v0.19 prints for an op call: fields without a default, then non-default ones."""
-    opdef = _ops.lookup(op.name) if isinstance(op, Op) else None
-    if opdef is None:
-        return list(attrs.items_)
-    given = dict(attrs.items_)
-    out: list[tuple[str, Any]] = []
-    for f in opdef.attr_fields:
-        if f.name in given:
-            v = given.pop(f.name)
-        elif f.default is _ops.NO_DEFAULT:
-            v = None
-        else:
-            continue
-        if f.default is _ops.NO_DEFAULT or attr_norm(v) != attr_norm(f.default):
-            out.append((f.name, v))
-    out.extend((k, v) for k, v in attrs.items_ if k in given)
-    return out
 
 
 # ------------------------------------------------------------------------------------ printer
@@ -325,7 +233,7 @@ class _Printer:
         self,
         types: Mapping[int, Type] | None,
         show_meta: bool,
-        binding_notes: Callable[[Let], str | None] | None = None,
+        binding_notes: Callable[[Expr], str | None] | None = None,
     ) -> None:
         self.types = types or {}
         self.binding_notes = binding_notes
@@ -424,7 +332,8 @@ class _Printer:
         tmp = f"%{self.counter}"
         self.counter += 1
         self.memo[id(e)] = tmp
-        self.scopes[-1].append([tmp, " = ", doc, ";"])
+        note = self.binding_notes(e) if self.binding_notes else None
+        self.scopes[-1].append([tmp, " = ", doc, ";", f" /* {note} */" if note else ""])
         return tmp
 
     def scope(self, e: Expr, expand_head: bool = False) -> Doc:
@@ -507,7 +416,7 @@ class _Printer:
         if isinstance(v, (bool, np.bool_)):
             return "True" if v else "False"
         if isinstance(v, (int, np.integer)):
-            return _dim(int(v))
+            return dim_str(int(v))
         if isinstance(v, (float, np.floating)):
             f = float(v)  # a C++ double; `f64` keeps values beyond float32's range readable
             return format_float(f) + ("f64" if math.isfinite(f) and abs(f) > _F32_MAX else "f")
@@ -593,8 +502,6 @@ class _Printer:
             return None
         if not self.show_meta:
             return META_OMITTED
-        from .json_io import save_metadata
-
         return "#[metadata]\n" + save_metadata(self.meta)
 
 
@@ -603,11 +510,14 @@ def astext(
     types: Mapping[int, Type] | None = None,
     show_meta: bool = True,
     header: bool | None = None,
-    binding_notes: Callable[[Let], str | None] | None = None,
+    binding_notes: Callable[[Expr], str | None] | None = None,
+    names: dict[str, Expr] | None = None,
 ) -> str:
     """Print a module or expression as v0.19 would; `types` maps id(node) to its inferred type.
 
-    `binding_notes(let)` may return a comment to print after that binding (`/* note */`).
+    `binding_notes(node)` may return a comment to print after a let or a graph binding
+    (`/* note */`); `names`, when given, receives every printed `%name` and `%N` with the
+    variable or the shared node it stands for.
     """
 
     def go() -> str:
@@ -624,6 +534,10 @@ def astext(
         if meta is not None:
             parts.append(meta)
         text = "\n".join(parts)
+        if names is not None:
+            by_id = {id(o): o for o in p.alive}
+            names.update((ref, by_id[k]) for k, ref in p.memo.items()
+                         if ref.startswith("%") and k in by_id)
         return text + "\n" if isinstance(node, Module) else text
 
     return run_deep(go)

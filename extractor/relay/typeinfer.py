@@ -1,7 +1,7 @@
 """Relay type inference: unification with holes plus per-operator relations, TVM type_infer style.
 
 Every missing annotation becomes a hole (a fresh type variable); expressions generate
-unification constraints, and each operator call adds a relation from `op_types.RELATIONS`
+unification constraints, and each operator call adds its relation from the op registry
 that fires as soon as its argument types are known well enough (TVM's TypeSolver; a
 deferred relation wakes when a hole it waits on is bound). All globals share one solver,
 seeded with their signatures first, so (mutually) recursive globals need no annotations;
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import ops
+from ..diagnostics import Span, gc_paused
 from .ast import (
     UNIT,
     Call,
@@ -55,12 +55,12 @@ from .ast import (
     children,
     let_chain,
     post_order,
+    type_str,
 )
-from .errors import RelayTypeError, Span
-from .gcpause import gc_paused
-from .op_types import ArgMismatch, Defer, OpAttrs, RelError, Result, relation, type_str
+from .errors import RelayTypeError
+from .ops import ArgMismatch, Defer, OpAttrs, OpDef, RelError, Result, lookup
 
-__all__ = ["Typed", "infer_types", "infer_expr", "type_str"]
+__all__ = ["Typed", "infer_types", "infer_expr"]
 
 BOOL_SCALAR = TensorType((), "bool")
 
@@ -131,13 +131,13 @@ class _Pending:
 class _OpRel(_Pending):
     __slots__ = ("name", "rel", "args", "ret", "attrs")
 
-    def __init__(self, node: Call, name: str, args: list[Type], ret: _Hole) -> None:
+    def __init__(self, node: Call, opdef: OpDef, args: list[Type], ret: _Hole) -> None:
         super().__init__(node)
-        self.name = name
-        self.rel = relation(name)
+        self.name = opdef.name
+        self.rel = opdef.relation
         self.args = args
         self.ret = ret
-        self.attrs = OpAttrs(node.attrs, ops.lookup(name))
+        self.attrs = OpAttrs(node.attrs, opdef)
 
 
 class _ProjRel(_Pending):
@@ -584,16 +584,16 @@ class _Infer:
         return ft.ret_type
 
     def op_call(self, e: Call, op: Op, args: list[Type]) -> Type:
-        opdef = ops.lookup(op.name)
-        if relation(op.name) is None:
+        opdef = lookup(op.name)
+        if opdef is None or opdef.relation is None:
             raise self.error(f"operator {op.name} has no type relation", e)
-        if opdef is not None and opdef.num_inputs is not None and opdef.num_inputs != len(args):
+        if opdef.num_inputs is not None and opdef.num_inputs != len(args):
             n = opdef.num_inputs
             raise self.error(f"{op.name} expects {n} argument{'' if n == 1 else 's'} but got "
                              f"{len(args)}", e)
         ret = _Hole()
         self.types.setdefault(id(op), FuncType(tuple(args), ret))
-        p = _OpRel(e, op.name, args, ret)
+        p = _OpRel(e, opdef, args, ret)
         self.pending.append(p)
         self.fire(p)
         return ret

@@ -1,0 +1,149 @@
+"""Input relations as clingo facts (rule text: clingo's parser reads it faster than its API)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from operator import itemgetter
+from pathlib import Path
+
+from aliaslog.engines.base import EngineError, RecordKind, Row
+from aliaslog.engines.dialect.program import IO, Program, Relation
+from aliaslog.engines.embedded.relevance import InputShape
+from aliaslog.engines.embedded.translate import clingo_name, quote
+from aliaslog.engines.tsv import encode_symbol, fact_bytes, read_tsv
+
+# a number cell clingo reads as Soufflé does: plain decimal, |n| < 10^9 (inside 32 bits)
+_CELL = r"-?(?:0|[1-9][0-9]{0,8})"
+
+
+def _value_text(v: object, kind: object, records: dict) -> str:
+    if kind == "s":
+        return quote(v)  # type: ignore[arg-type]
+    if kind == "i":
+        return str(v)
+    if v is None:
+        return "nil"
+    assert isinstance(kind, RecordKind)
+    items = [_value_text(x, k, records) for x, k in zip(v, records[kind.name], strict=False)]
+    return "(" + ",".join(items) + ("," if len(items) == 1 else "") + ")"
+
+
+def input_path(io: IO, rel: Relation, facts_dir: Path) -> Path:
+    """Where an `.input` directive reads from: its filename, relative to the facts directory."""
+    fname = Path(io.filename(rel.name, ".facts"))
+    return fname if fname.is_absolute() else Path(facts_dir) / fname
+
+
+def facts_text(program: Program, facts_dir: Path, shapes: dict[str, InputShape]
+               ) -> tuple[str, int]:
+    """The shaped input relations' fact files as clingo facts; (text, number of facts).
+
+    A relation with several `.input` directives holds the rows of all their files.
+    """
+    chunks: list[str] = []
+    count = 0
+    for rel in program.relations.values():
+        shape = shapes.get(rel.name)
+        if shape is None:
+            continue
+        for io in rel.inputs:
+            path = input_path(io, rel, facts_dir)
+            if shape.is_whole(len(rel.kinds)):
+                text, n = _relation_facts(program, rel, io, path)
+            else:
+                rows = read_tsv(path, rel.kinds, program.records, delimiter=io.delimiter,
+                                headers=io.headers, span=io.span)
+                text, n = _format(program, rel, shape, rows, encode=False)
+            chunks.append(text)
+            count += n
+    return "\n".join(c for c in chunks if c) + "\n", count
+
+
+def rows_text(program: Program, facts: Mapping[str, Sequence[Row]],
+              shapes: dict[str, InputShape]) -> tuple[str, int]:
+    """In-memory rows of the shaped input relations as clingo facts (see solve's `facts`)."""
+    chunks: list[str] = []
+    count = 0
+    for name in sorted(shapes):
+        rows = facts.get(name, ())
+        if not rows:
+            continue
+        rel = program.relations[name]
+        for i, k in enumerate(rel.kinds):
+            want = {"s": str, "i": int}.get(k)  # type: ignore[call-overload]
+            if want is not None and set(map(type, map(itemgetter(i), rows))) != {want}:
+                raise EngineError(f"in-memory facts of `{name}`: column {i + 1} must hold "
+                                  f"{'symbols' if k == 's' else 'numbers'}", rel.span)
+        text, n = _format(program, rel, shapes[name], rows, encode=True)
+        chunks.append(text)
+        count += n
+    return "\n".join(c for c in chunks if c) + "\n", count
+
+
+def _format(program: Program, rel: Relation, shape: InputShape, rows: Sequence[Row],
+            encode: bool) -> tuple[str, int]:
+    """Rows (filtered and projected by shape) as clingo facts; symbols encoded if in memory."""
+    cname = clingo_name(rel.name)
+    if not rel.kinds:
+        return (cname + ".", 1) if rows else ("", 0)
+    rows = shape.apply(rows)
+    kinds = [rel.kinds[j] for j in shape.columns]
+    if not rows:
+        return "", 0
+    if not kinds:
+        return cname + ".", 1
+    if all(k in ("s", "i") for k in kinds):
+        # one C-level format per row; any quote, escape or line break inside a symbol
+        # changes the counts below, and such rows take the cell-by-cell path
+        form = cname + "(" + ",".join('"%s"' if k == "s" else "%d" for k in kinds) + ")."
+        text = "\n".join([form % r for r in rows])
+        quotes = 2 * sum(k == "s" for k in kinds) * len(rows)
+        if text.count('"') == quotes and text.count("\n") == len(rows) - 1 \
+                and not any(c in text for c in "\\\t\r\0"):
+            return text, len(rows)
+    recs = program.records
+    return "\n".join(
+        cname + "(" + ",".join(_value_text(encode_symbol(v) if encode and k == "s" else v, k,
+                                           recs)
+                               for v, k in zip(row, kinds, strict=True)) + ")."
+        for row in rows), len(rows)
+
+
+def _relation_facts(program: Program, rel: Relation, io: IO, path: Path) -> tuple[str, int]:
+    name = clingo_name(rel.name)
+    arity = len(rel.kinds)
+    if arity > 0 and all(k == "s" for k in rel.kinds) and not io.headers and io.delimiter == "\t":
+        try:
+            data = fact_bytes(path).decode("utf-8")
+        except FileNotFoundError:
+            raise EngineError(f"cannot open fact file {path}", io.span) from None
+        except UnicodeDecodeError as exc:
+            raise EngineError(f"fact file {path} is not UTF-8: {exc}", io.span) from None
+        lines = data.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        if "\r" in data:
+            lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+        if '"' not in data and "\\" not in data and "\0" not in data and all(
+                ln.count("\t") == arity - 1 for ln in lines):
+            prefix = name + '("'
+            return "\n".join(prefix + ln.replace("\t", '","') + '").' for ln in lines), len(lines)
+    if arity > 0 and all(k == "i" for k in rel.kinds) and not io.headers and io.delimiter == "\t":
+        try:
+            data = fact_bytes(path).decode("utf-8")
+        except (FileNotFoundError, UnicodeDecodeError):
+            data = ""  # read_tsv below reports it
+        if data.endswith("\n") and re.fullmatch(f"(?:{_CELL}(?:\\t{_CELL}){{{arity - 1}}}\\n)+",
+                                                 data):
+            body = data[:-1].replace("\t", ",").replace("\n", ").\n" + name + "(")
+            return name + "(" + body + ").", data.count("\n")
+    rows = read_tsv(path, rel.kinds, program.records, delimiter=io.delimiter, headers=io.headers,
+                    span=io.span)
+    if arity == 0:
+        return (name + ".", 1) if rows else ("", 0)
+    recs = program.records
+    return "\n".join(
+        name + "(" + ",".join(_value_text(v, k, recs)
+                              for v, k in zip(row, rel.kinds, strict=False)) + ")."
+        for row in rows), len(rows)

@@ -1,0 +1,221 @@
+"""Only what the requested relations need: clauses, input relations, and columns.
+
+Exact rewrites of the clause list before translation (every requested relation keeps exactly
+its rows):
+- a clause is kept only if its head relation is requested or used, transitively, by a kept
+  clause (in a body, under negation or in an aggregate);
+- a derived relation that is not requested and whose every use leaves some columns as `_`
+  is computed without them (its projection): `dem_edge(k, x, i, _, _, _)` is the only use
+  of `dem_edge` in the shipped rules, so without `explain` its 6-column rows are never built;
+- `S(x..) :- R(x..)` where R is read nowhere else: R's rules derive S directly;
+- an input relation is loaded with the columns its uses read, and, where every use names a
+  constant in some column, only the rows holding one of those constants (`InputShape`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from operator import itemgetter
+
+from aliaslog.engines.base import Row
+from aliaslog.engines.dialect.ast import (
+    Aggregate,
+    Atom,
+    Clause,
+    Neg,
+    Num,
+    Str,
+    Var,
+    Wildcard,
+    aggregates_in,
+    lit_terms,
+)
+from aliaslog.engines.dialect.elaborate import map_atoms
+from aliaslog.engines.dialect.program import Program
+
+
+@dataclass(frozen=True)
+class InputShape:
+    """Which rows and columns of an input relation the rules can see."""
+
+    columns: tuple[int, ...]  # kept, in order
+    filters: tuple[tuple[int, frozenset], ...] = ()  # (column, the constants it may hold)
+
+    def is_whole(self, arity: int) -> bool:
+        return not self.filters and self.columns == tuple(range(arity))
+
+    def apply(self, rows: Sequence[Row]) -> list[Row] | Sequence[Row]:
+        for j, allowed in self.filters:
+            rows = [r for r in rows if r[j] in allowed]
+        if self.columns != tuple(range(len(rows[0]) if rows else 0)):
+            pick = itemgetter(*self.columns) if self.columns else (lambda r: ())
+            rows = [pick(r) if len(self.columns) > 1 else (pick(r),) if self.columns else ()
+                    for r in rows]
+        return rows
+
+
+def relevant(program: Program, clauses: list[Clause], wanted: set[str]
+             ) -> tuple[list[Clause], dict[str, InputShape]]:
+    """The clauses the `wanted` relations depend on, unused columns projected away, and the
+    input relations they read with the rows and columns they can see."""
+    kept = _needed(clauses, wanted)
+    used = {a.rel for c in kept for a in _body_atoms(c)}
+    filters = _input_filters(program, kept, wanted)
+    keep_cols = _used_columns(program, kept, wanted)
+    inputs = {}
+    for name, rel in program.relations.items():
+        if rel.inputs and (name in used or name in wanted):
+            cols = tuple(keep_cols.get(name, range(len(rel.kinds))))
+            inputs[name] = InputShape(cols, tuple(sorted(filters.get(name, {}).items())))
+    if keep_cols:
+        kept = [_project(c, keep_cols) for c in kept]
+    return _unfold_copies(program, kept, wanted), inputs
+
+
+def _needed(clauses: list[Clause], wanted: set[str]) -> list[Clause]:
+    """The clauses the `wanted` relations depend on (through bodies, negations, aggregates)."""
+    by_head: dict[str, list[Clause]] = {}
+    for c in clauses:
+        for h in c.heads:
+            by_head.setdefault(h.rel, []).append(c)
+    needed, stack = set(wanted), list(wanted)
+    while stack:
+        for c in by_head.get(stack.pop(), ()):
+            for a in _body_atoms(c):
+                if a.rel not in needed:
+                    needed.add(a.rel)
+                    stack.append(a.rel)
+    return [c for c in clauses if any(h.rel in needed for h in c.heads)]
+
+
+def _unfold_copies(program: Program, clauses: list[Clause], wanted: set[str]) -> list[Clause]:
+    """Derive straight into S what a private relation R only passes on by `S(x..) :- R(x..)`.
+
+    R must be derived, unrequested, and read nowhere else; S's rows are then the same (R's
+    rows plus S's other rules) without R's rows ever being built.
+    """
+    uses: dict[str, list[Clause]] = {}
+    for c in clauses:
+        for a in _body_atoms(c):
+            uses.setdefault(a.rel, []).append(c)
+    renames: dict[str, str] = {}
+    copies: set[int] = set()
+    for name, users in uses.items():
+        rel = program.relations[name]
+        if name in wanted or rel.inputs or rel.eqrel or rel.printsize or len(users) != 1:
+            continue
+        c = users[0]
+        if c.body is None or len(c.body) != 1 or len(c.body[0]) != 1 or len(c.heads) != 1:
+            continue
+        (lit,), head = c.body[0], c.heads[0]
+        if not isinstance(lit, Atom) or head.rel == name or program.relations[head.rel].eqrel:
+            continue
+        names = [t.name if isinstance(t, Var) else None for t in lit.args]
+        if None in names or len(set(names)) != len(names) or len(head.args) != len(names) \
+                or [t.name if isinstance(t, Var) else None for t in head.args] != names:
+            continue
+        renames[name] = head.rel
+        copies.add(id(c))
+    if not renames:
+        return clauses
+
+    def target(name: str) -> str:  # R -> S -> T: R's rows go to T
+        seen = set()
+        while name in renames and name not in seen:
+            seen.add(name)
+            name = renames[name]
+        return name
+
+    out = []
+    for c in clauses:
+        if id(c) in copies:
+            continue
+        heads = [Atom(target(h.rel), h.args, h.span) for h in c.heads]
+        out.append(Clause(heads, c.body, c.span))
+    return out
+
+
+def _body_atoms(c: Clause) -> list[Atom]:
+    out: list[Atom] = []
+    for conj in c.body or ():
+        _atoms(conj, out)
+    for h in c.heads:
+        for t in h.args:
+            for agg in _aggs(t):
+                _atoms(agg.body, out)
+    return out
+
+
+def _atoms(conj: list, out: list[Atom]) -> None:
+    for lit in conj:
+        if isinstance(lit, Atom):
+            out.append(lit)
+        elif isinstance(lit, Neg):
+            out.append(lit.atom)
+        for t in lit_terms(lit):
+            for agg in _aggs(t):
+                _atoms(agg.body, out)
+
+
+def _aggs(t) -> list[Aggregate]:
+    found: list[Aggregate] = []
+    aggregates_in(t, found)
+    return found
+
+
+def _used_columns(program: Program, clauses: list[Clause], wanted: set[str]
+                  ) -> dict[str, list[int]]:
+    """Derived, unrequested relations some of whose columns no body reads: columns kept."""
+    used: dict[str, set[int]] = {}
+    for c in clauses:
+        outside: list[Atom] = []
+        for conj in c.body or ():
+            outside += [lit.atom if isinstance(lit, Neg) else lit for lit in conj
+                        if isinstance(lit, (Atom, Neg))]
+        plain = {id(a) for a in outside}
+        for a in _body_atoms(c):
+            cols = used.setdefault(a.rel, set())
+            if id(a) in plain:
+                cols.update(i for i, t in enumerate(a.args) if not isinstance(t, Wildcard))
+            else:  # an aggregate counts whole rows: every column matters
+                cols.update(range(len(a.args)))
+    out: dict[str, list[int]] = {}
+    for name, cols in used.items():
+        rel = program.relations[name]
+        if name in wanted or rel.eqrel or rel.printsize or (rel.inputs and rel.outputs):
+            continue
+        if len(cols) < len(rel.kinds):
+            out[name] = sorted(cols)
+    return out
+
+
+def _input_filters(program: Program, clauses: list[Clause], wanted: set[str]
+                   ) -> dict[str, dict[int, frozenset]]:
+    """Input columns every use of which names a constant: only rows holding one can match."""
+    uses: dict[str, list[Atom]] = {}
+    for c in clauses:
+        for a in _body_atoms(c):
+            uses.setdefault(a.rel, []).append(a)
+    out: dict[str, dict[int, frozenset]] = {}
+    for name, atoms in uses.items():
+        rel = program.relations[name]
+        if not rel.inputs or name in wanted or rel.eqrel or rel.printsize:
+            continue
+        for j in range(len(rel.kinds)):
+            values = [a.args[j].value for a in atoms if isinstance(a.args[j], (Num, Str))]
+            if len(values) == len(atoms) and not any(
+                    isinstance(v, str) and any(ch in v for ch in "\\\t\n\r") for v in values):
+                out.setdefault(name, {})[j] = frozenset(values)
+    return out
+
+
+def _project(c: Clause, keep: dict[str, list[int]]) -> Clause:
+    def cut(a: Atom) -> Atom:
+        cols = keep.get(a.rel)
+        return a if cols is None else Atom(a.rel, [a.args[i] for i in cols], a.span)
+
+    heads = [map_atoms(h, cut) for h in c.heads]
+    body = None if c.body is None else [[map_atoms(lit, cut) for lit in conj]
+                                       for conj in c.body]
+    return Clause(heads, body, c.span)

@@ -1,0 +1,158 @@
+"""The one pipeline of both IRs: facts -> engine -> output relations -> verdicts.
+
+Relay (`aliaslog.analysis`) and Relax (`aliaslog.relax.analysis`) each extract their facts with
+their own extractor and build their result on `Verdicts`: what every analysis reads back, per
+binding kept or removable with its reasons, and the metrics. An engine's output is validated
+before it is believed: every binding the extractor wrote has exactly one verdict, every id a
+verdict names is one the extractor wrote, and the relations the read-back needs are there;
+anything else is an engine error, and `auto` falls back from Soufflé to the embedded engine.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from extractor.facts import FactSet, unescape_symbol
+
+from .engines import EngineError, solve
+from .options import EngineOptions
+
+log = logging.getLogger("aliaslog.pipeline")
+
+REASONS = {
+    "demanded": "its value is demanded",
+    "effect": "evaluating it has a demanded or unknown effect",
+    "referenced": "kept code mentions its variable",
+}
+VERDICT_RELATIONS = frozenset({"keep_reason", "kept", "removable", "metric", "results_of"})
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a binding is kept: a reason from keep.dl and the node that witnesses it."""
+
+    reason: str
+    witness: str  # node id
+
+    def describe(self) -> str:
+        return REASONS.get(self.reason, self.reason)
+
+
+@dataclass
+class Verdicts:
+    """What an analysis reads back from the engine: relations, verdicts, reasons, metrics."""
+
+    relations: dict[str, list[tuple]]
+    engine: str
+    seconds: float
+    kept_ids: set[str] = field(default_factory=set)
+    removable_ids: set[str] = field(default_factory=set)
+    reasons: dict[str, list[Reason]] = field(default_factory=dict)
+    metrics: dict[str, int] = field(default_factory=dict)
+
+
+def run(program: Path, facts: FactSet, *, engine: EngineOptions,
+        defines: dict[str, str] | None = None, read_back: set[str] | None = None,
+        keep_files: str | os.PathLike[str] | None = None,
+        timings: dict[str, float] | None = None) -> Verdicts:
+    """Solve `program` on `facts` and read the verdicts back, validated.
+
+    `read_back` names the output relations wanted (all of them with `keep_files`, which also
+    keeps the facts/ and out/ directories); `timings` gets `solve` and `read-back` seconds.
+    """
+    timings = timings if timings is not None else {}
+    wanted = None if keep_files is not None else set(read_back or ()) | VERDICT_RELATIONS
+    token = secrets.token_hex(8)
+    rows = {**facts.rows, "run_nonce": [(token,)]}
+    with tempfile.TemporaryDirectory(prefix="aliaslog-") as tmp:
+        base = Path(keep_files) if keep_files is not None else Path(tmp)
+        if keep_files is not None:
+            facts.write(base / "facts")
+        t0 = time.perf_counter()
+        solved = solve(program, facts=rows,
+                       out_dir=base / "out" if keep_files is not None else None,
+                       engine=engine.engine, timeout=engine.time_limit, compiled=engine.compiled,
+                       defines=defines, output_relations=wanted)
+        try:
+            got = read(solved.relations, solved.engine, solved.seconds, facts, wanted, token)
+        except EngineError as exc:
+            if engine.engine != "auto" or not solved.engine.startswith("souffle"):
+                raise
+            log.warning("Soufflé's output is not a valid result (%s); solving again with the "
+                        "embedded engine", exc.message)
+            solved = solve(program, facts=rows, engine="embedded", defines=defines,
+                           output_relations=wanted)
+            got = read(solved.relations, solved.engine, solved.seconds, facts, wanted, token)
+        timings["solve"] = time.perf_counter() - t0 - got.seconds_reading
+    timings["read-back"] = got.seconds_reading
+    return got.verdicts
+
+
+@dataclass
+class _Read:
+    verdicts: Verdicts
+    seconds_reading: float
+
+
+def read(relations: dict[str, list[tuple]], engine: str, seconds: float, facts: FactSet,
+         wanted: set[str] | None, token: str) -> _Read:
+    """Unescape the output relations, check them against the facts, build the verdicts."""
+    t0 = time.perf_counter()
+    missing = sorted((wanted or VERDICT_RELATIONS) - set(relations))
+    if missing:
+        raise EngineError(f"the {engine} engine returned no `{missing[0]}` relation")
+    if relations["results_of"] != [(token,)]:
+        raise EngineError(f"the {engine} engine's results are not of this run's facts (they do "
+                          "not echo its token: output of another program, or of another run)")
+    rels = unescape_relations(relations)
+    bindings = {str(r[0]) for r in facts.rows["let_bind"]}
+    kept = {b for (b,) in rels["kept"]}
+    removable = {b for (b,) in rels["removable"]}
+    _check_verdicts(engine, bindings, kept, removable)
+    nodes = {str(r[0]) for r in facts.rows["node"]} | {"$opaque"}
+    out = Verdicts(rels, engine, seconds, kept, removable)
+    for b, reason, witness in rels["keep_reason"]:
+        if b not in bindings or witness not in nodes:  # (a binding in a dead function may
+            # have a reason and still be removable: it is never retained)
+            raise EngineError(f"the {engine} engine's keep_reason ({b}, {reason}, {witness}) "
+                              "names a binding or a node the program has not")
+        out.reasons.setdefault(b, []).append(Reason(reason, witness))
+    if any(b not in out.reasons for b in kept):
+        raise EngineError(f"the {engine} engine keeps a binding without saying why")
+    for n, o in rels.get("pts", ()):
+        if n not in nodes or o not in nodes:
+            raise EngineError(f"the {engine} engine's points-to ({n}, {o}) names a node the "
+                              "program has not")
+    out.metrics = {name: value for _, name, value in sorted(rels["metric"])}
+    return _Read(out, time.perf_counter() - t0)
+
+
+def _check_verdicts(engine: str, bindings: set[str], kept: set[str], removable: set[str]) -> None:
+    """Every binding of the program has exactly one verdict, and nothing else has one."""
+    both = kept & removable
+    if both:
+        raise EngineError(f"the {engine} engine calls binding {min(both)} both kept and "
+                          "removable")
+    stray = (kept | removable) - bindings
+    if stray:
+        raise EngineError(f"the {engine} engine has a verdict on {min(stray)}, which is not a "
+                          f"binding of this program ({len(stray)} such ids): the output is not "
+                          "this program's")
+    lost = bindings - kept - removable
+    if lost:
+        raise EngineError(f"the {engine} engine has no verdict on {len(lost)} of the program's "
+                          f"{len(bindings)} bindings (e.g. {min(lost)})")
+
+
+def unescape_relations(relations: dict[str, list[tuple]]) -> dict[str, list[tuple]]:
+    """Output rows with their symbols unescaped (engines return them as stored)."""
+    return {
+        name: [tuple(unescape_symbol(v) if isinstance(v, str) else v for v in row) for row in rows]
+        for name, rows in relations.items()
+    }
