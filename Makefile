@@ -22,19 +22,19 @@ test: $(BIN)/aliaslog
 lint: $(BIN)/aliaslog
 	$(BIN)/ruff check aliaslog extractor tests benchmarks
 
-# Random programs through the analysis property checks (tests/fuzz_main.py); failures are saved
+# Random programs through the analysis property checks (tests/support/fuzz_main.py); failures are saved
 # under tests/data/regressions/, which `make test` replays.
 N ?= 1000
 JOBS ?= 1
 fuzz: $(BIN)/aliaslog
-	$(BIN)/python -m tests.fuzz_main --n $(N) --jobs $(JOBS)
+	$(BIN)/python -m tests.support.fuzz_main --n $(N) --jobs $(JOBS)
 
 # Random Relax modules built and run on TVM's VM against their reference semantics, each
-# checked by `aliaslog check` (tests/fuzz_relax.py); counterexamples are shrunk and saved under
+# checked by `aliaslog check` (tests/support/fuzz_relax.py); counterexamples are shrunk and saved under
 # tests/data/relax/regressions/, which `make test` replays. START: the first seed.
 START ?= 0
 fuzz-relax: $(BIN)/aliaslog
-	$(BIN)/python -m tests.fuzz_relax --n $(N) --start $(START) --jobs $(JOBS)
+	$(BIN)/python -m tests.support.fuzz_relax --n $(N) --start $(START) --jobs $(JOBS)
 
 fixtures: $(BIN)/aliaslog
 	$(BIN)/pip install -q -e '.[zoo]'

@@ -1,4 +1,5 @@
-"""Shared fixtures and constants: paths to test data, the engine options tests use."""
+"""Shared fixtures (the seed program) and the check that apache-tvm is there when required;
+constants and helpers are in tests/support."""
 
 from __future__ import annotations
 
@@ -7,14 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from aliaslog.options import AnalysisOptions, EngineOptions
-
-REPO = Path(__file__).resolve().parents[1]
-DATA = REPO / "tests" / "data"
-
-EMBEDDED = EngineOptions("embedded")
-SOUFFLE = EngineOptions("souffle")
-FLOW_SENSITIVE = AnalysisOptions(liveness="flow-sensitive")
+from tests.support.paths import DATA
 
 
 @pytest.fixture

@@ -25,8 +25,8 @@ from extractor.relay.transforms.training import training_step
 from extractor.relay.typeinfer import infer_types
 from extractor.relay_facts import ExtractError, extract_relay, load_op_effects
 from extractor.schema import EFFECT_CLASSES, EFFECT_KINDS, EFFECTS, souffle_decls
-
-from .conftest import DATA, EMBEDDED, FLOW_SENSITIVE
+from tests.support.options import EMBEDDED, FLOW_SENSITIVE
+from tests.support.paths import DATA
 
 SOUFFLE = shutil.which("souffle")
 needs_souffle = pytest.mark.skipif(SOUFFLE is None, reason="souffle is not on PATH")

@@ -19,8 +19,8 @@ from aliaslog.batch.worker import WorkerProcess
 from aliaslog.cli import main
 from aliaslog.loading import UsageError
 from aliaslog.options import AnalysisOptions
+from tests.support.paths import DATA
 
-DATA = Path(__file__).parent / "data"
 MODELS = ["model_mlp.relay", "counter_factory.relay", "write_overwritten.relay"]
 
 

@@ -19,8 +19,7 @@ import pytest
 from aliaslog import plots
 from aliaslog.batch import report
 from aliaslog.batch.report import write_report
-
-from .conftest import REPO
+from tests.support.paths import REPO
 
 SVG = "{http://www.w3.org/2000/svg}"
 CHROMIUM = "/usr/bin/chromium"

@@ -9,8 +9,7 @@ import argparse
 import pytest
 
 from aliaslog.cli import build_parser, main
-
-from .conftest import DATA
+from tests.support.paths import DATA
 
 SEED = DATA / "seed_issue_program.relay"
 RELAX = DATA / "relax" / "cases" / "case02_dce_inplace_read_after.py"

@@ -14,9 +14,7 @@ from aliaslog.options import POINTS_TO, AnalysisOptions
 from aliaslog.oracle import observe, unsound_findings
 from extractor.relay.parser import parse_file
 from extractor.relay.typeinfer import infer_types
-
-from .conftest import DATA, EMBEDDED, SOUFFLE
-from .test_analysis_soundness import (
+from tests.support.corpus import (
     IDS,
     PROGRAMS,
     SEEDS,
@@ -25,6 +23,8 @@ from .test_analysis_soundness import (
     check_dce_result,
     run,
 )
+from tests.support.options import EMBEDDED, SOUFFLE
+from tests.support.paths import DATA
 
 SENSITIVE = [c for c in POINTS_TO if c != "insensitive"]
 

@@ -7,8 +7,6 @@ expected output of the post-#9542 `purity` DCE (TVM v0.19's expectation), and, w
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from aliaslog.dce import relay_dce as dce
@@ -29,6 +27,7 @@ from extractor.relay.errors import RelayTypeError
 from extractor.relay.parser import parse, parse_file
 from extractor.relay.transforms.dead_code import MAX_CALL_DEPTH, purity_dce
 from extractor.relay.typeinfer import infer_types
+from tests.support import paths
 
 HEADER = '#[version = "0.0.5"]\n'
 
@@ -248,7 +247,7 @@ def test_peer_purity_without_inline_once_keeps_single_uses() -> None:
     _check(before, before, "purity", False)
 
 
-DATA = Path(__file__).parent / "data" / "relay"
+DATA = paths.DATA / "relay"
 INLINE_ONCE_FILES = {"inline_into_function", "impure_op", "impure_func", "refs"}
 META_FILES = {"impure_op", "impure_func"}  # carry meta[VirtualDevice][0] call attributes
 

@@ -11,8 +11,7 @@ import pytest
 
 from aliaslog.engines import publish
 from aliaslog.engines.publish import publish_dir
-
-ROOT = Path(__file__).parents[1]
+from tests.support.paths import REPO
 
 
 def _fill(files: dict[str, str]):
@@ -82,6 +81,6 @@ def test_engine_layer_imports_no_ir_package() -> None:
             "bad = sorted(m for m in sys.modules if m.startswith(('extractor.relay', 'tvm'))"
             " or m in ('extractor.facts', 'extractor.schema'))\n"
             "print(','.join(bad))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == ""

@@ -18,9 +18,9 @@ from aliaslog.engines.dialect import load_program
 from aliaslog.engines.embedded.model import parse_atom_args
 from aliaslog.engines.embedded.translate import clingo_name, quote
 from aliaslog.engines.tsv import read_tsv
+from tests.support import paths
 
-ROOT = Path(__file__).parents[1]
-DATA = ROOT / "tests" / "data" / "engines"
+DATA = paths.DATA / "engines"
 POINTS_TO = DATA / "points_to" / "pt.dl"
 CASES = sorted(p.name for p in DATA.iterdir() if (p / "program.dl").exists())
 

@@ -18,47 +18,31 @@ every run.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis.control import current_build_context
 
-from aliaslog.analysis import AnalysisResult, analyze
-from aliaslog.analysis_dce import remove_relay_bindings
 from aliaslog.dce import relay_dce as dce
-from aliaslog.engines.souffle_backend import souffle_executable
 from aliaslog.options import AnalysisOptions
-from aliaslog.oracle import run_observed
-from extractor.relay.ast import Module
-from extractor.relay.parser import parse
-from extractor.relay.typeinfer import infer_types
-
-from .conftest import EMBEDDED, SOUFFLE
-from .randprog import FEATURES, generate, generate_program, programs, recorded, replay
-from .test_analysis_soundness import (
-    SEEDS,
-    Observation,
-    assert_same_observation,
-    run,
+from tests.support.corpus import SEEDS, assert_same_observation, run
+from tests.support.fuzz_checks import (
+    VARIANTS,
+    Failure,
+    GeneratorBug,
+    baseline,
+    build_program,
+    check_dce,
+    check_engines,
+    check_oracle,
+    check_program,
+    have_souffle,
+    regression_files,
+    save_regression,
 )
-from .test_dynamic_oracle import access_recorder, check_accesses
-
-# The analysis variants every property is checked under.
-VARIANTS: list[AnalysisOptions] = [
-    AnalysisOptions(),
-    AnalysisOptions(liveness="flow-sensitive"),
-    AnalysisOptions("1-call"),
-    AnalysisOptions("2-call"),
-    AnalysisOptions("1-closure", "flow-sensitive"),
-]
-CHECKS = ("dce", "oracle", "engines")
-REGRESSIONS = Path(__file__).parent / "data" / "regressions"
+from tests.support.randprog import FEATURES, generate, generate_program, programs, recorded, replay
 
 FUZZ_SETTINGS = settings(
     max_examples=25,
@@ -68,137 +52,6 @@ FUZZ_SETTINGS = settings(
     print_blob=False,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-
-
-# ------------------------------------------------------------------------------ the checks
-
-
-class GeneratorBug(Exception):
-    """The front end or the interpreter rejected a generated program (the generator is wrong,
-    or the front end is)."""
-
-
-def build_program(text: str, name: str = "<generated>") -> Module:
-    """Parse and type-infer a program; any error is a generator (or front-end) bug."""
-    try:
-        return infer_types(parse(text, name)).module
-    except Exception as exc:  # noqa: BLE001 - every rejection is reported the same way
-        raise GeneratorBug(f"front end rejected the program: {exc}") from exc
-
-
-def baseline(mod: Module) -> dict[int, Observation]:
-    """The observations every transformed module must reproduce (errors are generator bugs)."""
-    try:
-        return {seed: run(mod, seed) for seed in SEEDS}
-    except Exception as exc:  # noqa: BLE001
-        raise GeneratorBug(f"the interpreter failed on the program: {exc}") from exc
-
-
-def analysis(mod: Module, opts: AnalysisOptions) -> AnalysisResult:
-    """The embedded engine's result under one variant (with the demand graph the oracle needs)."""
-    return analyze(mod, opts, engine=EMBEDDED)
-
-
-def check_dce(mod: Module, base: dict[int, Observation], opts: AnalysisOptions,
-              result: AnalysisResult | None = None) -> None:
-    """Analysis-guided DCE type-checks and changes no observation."""
-    pruned = remove_relay_bindings(result or analysis(mod, opts))
-    infer_types(pruned)
-    for seed in SEEDS:
-        assert_same_observation(run(pruned, seed), base[seed],
-                                f"analysis DCE ({opts.name}), input seed {seed}")
-
-
-def observe_accesses(mod: Module, seed: int) -> list[tuple]:
-    """Ref accesses of running an analysed program's @main and then calling every returned
-    closure as the result observation does (same arguments, same depth), all seen by one
-    recorder."""
-    observer, accesses = access_recorder()
-    run_observed(mod, seed, hooks={"observer": observer}, prepared=True)
-    return accesses
-
-
-def check_oracle(mod: Module, opts: AnalysisOptions, result: AnalysisResult | None = None
-                 ) -> None:
-    """Observed cells, aliases and write->read flows are allowed by the static result."""
-    result = result or analysis(mod, opts)
-    for seed in SEEDS:
-        check_accesses(result, observe_accesses(result.extraction.module, seed),
-                       f"oracle ({opts.name}), input seed {seed}")
-
-
-def have_souffle() -> bool:
-    return souffle_executable() is not None
-
-
-def check_engines(mod: Module, opts: AnalysisOptions) -> None:
-    """The embedded engine and Soufflé agree on every verdict (needs souffle on PATH)."""
-    a = analyze(mod, opts, engine=EMBEDDED, explain=False)
-    b = analyze(mod, opts, engine=SOUFFLE, explain=False)
-    assert b.engine.startswith("souffle"), b.engine
-    for what, x, y in (("kept", a.kept_ids, b.kept_ids),
-                       ("removable", a.removable_ids, b.removable_ids)):
-        assert x == y, (f"engines disagree on {what} ({opts.name}): embedded only "
-                        f"{sorted(x - y)}, souffle only {sorted(y - x)}")
-
-
-@dataclass(frozen=True)
-class Failure:
-    """One property that failed on one program under one variant."""
-
-    check: str  # "generator" | "analysis" | "dce" | "oracle" | "engines"
-    variant: str
-    message: str
-
-    def key(self) -> tuple[str, str]:
-        return (self.check, self.variant)
-
-
-def check_program(text: str, variants: Sequence[AnalysisOptions] = VARIANTS,
-                  checks: Sequence[str] = CHECKS, name: str = "<generated>") -> list[Failure]:
-    """Every check on one program and every variant; the failures (empty when all hold).
-    The engines check is skipped when souffle is not on PATH."""
-    try:
-        mod = build_program(text, name)
-        base = baseline(mod) if "dce" in checks else {}
-    except GeneratorBug as exc:
-        return [Failure("generator", "-", str(exc))]
-    funcs: dict[str, Callable[[dict[str, Any], AnalysisResult | None], None]] = {
-        "dce": lambda o, r: check_dce(mod, base, o, r),
-        "oracle": lambda o, r: check_oracle(mod, o, r),
-        "engines": lambda o, r: check_engines(mod, o),
-    }
-    out = []
-    for opts in variants:
-        try:  # one analysis per variant serves the dce and oracle checks
-            result: AnalysisResult | None = analysis(mod, opts)
-        except Exception as exc:  # noqa: BLE001 - a crash of the analysis is a failure too
-            out.append(Failure("analysis", opts.name, f"{type(exc).__name__}: {exc}"))
-            continue
-        for check in checks:
-            if check == "engines" and not have_souffle():
-                continue
-            try:
-                funcs[check](opts, result)
-            except Exception as exc:  # noqa: BLE001 - a crash of the analysis is a failure too
-                out.append(Failure(check, opts.name, f"{type(exc).__name__}: {exc}"))
-    return out
-
-
-# ---------------------------------------------------------------------- regression files
-
-
-def save_regression(text: str, failure: Failure, found_by: str) -> Path:
-    """Save a failing program under tests/data/regressions/<content hash>.relay (idempotent)."""
-    REGRESSIONS.mkdir(parents=True, exist_ok=True)
-    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-    path = REGRESSIONS / f"{digest}.relay"
-    if not path.exists():
-        first = " ".join(failure.message.split())[:300]
-        header = (f"// fuzz counterexample: {failure.check} ({failure.variant}) failed\n"
-                  f"// found by: {found_by}\n// {first}\n")
-        path.write_text(header + text)
-    return path
 
 
 @contextlib.contextmanager
@@ -212,10 +65,6 @@ def saved_on_failure(text: str, check: str, opts: AnalysisOptions, test: str) ->
             save_regression(text, Failure(kind, opts.name, f"{type(exc).__name__}: {exc}"),
                             f"hypothesis {test}")
         raise
-
-
-def regression_files() -> list[Path]:
-    return sorted(REGRESSIONS.glob("*.relay"))
 
 
 # ------------------------------------------------------------------------------- tests
@@ -307,7 +156,7 @@ def test_properties_detect_the_unsound_dce():
 
 def test_check_program_reports_a_wrong_observation(monkeypatch):
     """check_program turns a property violation into a Failure (it does not swallow it)."""
-    import tests.test_fuzz as me
+    import tests.support.fuzz_checks as me
 
     def broken_dce(mod, base, opts, result=None):
         got = [*base[SEEDS[0]], ("tensor", np.zeros(2, "float32"))]
@@ -321,7 +170,7 @@ def test_check_program_reports_a_wrong_observation(monkeypatch):
 
 def test_shrinker_keeps_the_failure_and_shrinks():
     """fuzz_main's shrinker returns a smaller program on which the predicate still holds."""
-    from .fuzz_main import shrink
+    from tests.support.fuzz_main import shrink
 
     text, choices = recorded(5)
     assert "ref_write" in text
@@ -332,7 +181,7 @@ def test_shrinker_keeps_the_failure_and_shrinks():
 
 def test_fuzz_main_runs_and_reports(capsys):
     """The bulk runner checks a few seeds and ends with the summary line, exit status 0."""
-    from .fuzz_main import main
+    from tests.support.fuzz_main import main
 
     assert main(["--n", "2", "--start", "7", "--no-save", "--progress", "0"]) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
@@ -341,7 +190,7 @@ def test_fuzz_main_runs_and_reports(capsys):
 
 def test_fuzz_main_with_two_jobs_reports_the_same(capsys):
     """--jobs 2 checks the same seeds in a process pool and reports like one job."""
-    from .fuzz_main import main
+    from tests.support.fuzz_main import main
 
     assert main(["--n", "3", "--start", "7", "--jobs", "2", "--no-save", "--progress", "0",
                  "--variants", "0"]) == 0

@@ -23,13 +23,11 @@ from extractor.relay.parser import parse
 from extractor.relay.printer import astext
 from extractor.relay.transforms.gradient import check_no_sharing, gradient_module
 from extractor.relay.typeinfer import infer_types
-
-from .op_registry import OP_IMPLS, RULES
+from tests.support.op_registry import CONV_POOL_GRADIENTS as EXERCISED
+from tests.support.op_registry import OP_IMPLS, RULES
 
 HEADER = '#[version = "0.0.5"]\n'
 
-# the gradient rules this file exercises (tests/test_gradient.py checks every rule is exercised)
-EXERCISED = frozenset({"nn.conv2d", "nn.max_pool2d", "nn.avg_pool2d", "nn.global_avg_pool2d"})
 
 
 def T(*shape: int, dtype: str = "float64") -> str:

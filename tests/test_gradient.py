@@ -36,9 +36,8 @@ from extractor.relay.parser import parse, parse_file
 from extractor.relay.printer import astext
 from extractor.relay.transforms.gradient import BPT, check_no_sharing, gradient, gradient_module
 from extractor.relay.typeinfer import infer_types
-
-from .op_registry import RULES
-from .test_grad_conv_pool import EXERCISED as CONV_POOL_RULES
+from tests.support.op_registry import CONV_POOL_GRADIENTS as CONV_POOL_RULES
+from tests.support.op_registry import RULES
 
 HEADER = '#[version = "0.0.5"]\n'
 

@@ -50,9 +50,8 @@ from extractor.relay.interpreter import (
     random_inputs,
 )
 from extractor.relay.ops import attr
-
-from . import op_registry as relay_ops
-from .op_registry import OP_IMPLS
+from tests.support import op_registry as relay_ops
+from tests.support.op_registry import OP_IMPLS
 
 RNG = np.random.default_rng(0)
 

@@ -24,8 +24,8 @@ import pytest
 from aliaslog.analysis import analyze
 from aliaslog.cli import main
 from extractor.relay.parser import parse_file
-
-from .conftest import DATA, EMBEDDED
+from tests.support.options import EMBEDDED
+from tests.support.paths import DATA
 
 PROGRAM = DATA / "analysis" / "write_overwritten.relay"
 OTHER = DATA / "analysis" / "grad_seed.relay"

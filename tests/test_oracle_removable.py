@@ -14,8 +14,7 @@ from aliaslog.precision import measure
 from extractor.relay import ast as A
 from extractor.relay.parser import parse
 from extractor.relay.typeinfer import infer_types
-
-from .conftest import EMBEDDED
+from tests.support.options import EMBEDDED
 
 # %z stores zeros into a cell that already holds zeros, and is read: deleting it changes no
 # output, but the result depends on it. %dead is never read; %t is a tensor nobody uses.

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -42,9 +41,8 @@ from extractor.relay.ast import (
     post_order,
 )
 from extractor.relay.parser import parse, parse_expr, parse_file
+from tests.support.paths import DATA
 
-REPO = Path(__file__).resolve().parents[1]
-DATA = REPO / "tests" / "data"
 RELAY = DATA / "relay"
 V = '#[version = "0.0.5"]\n'
 

@@ -15,8 +15,8 @@ from aliaslog.oracle import observe, unsound_findings
 from aliaslog.precision import measure
 from extractor.relay.parser import parse_file
 from extractor.relay.typeinfer import infer_types
-
-from .conftest import DATA, EMBEDDED
+from tests.support.options import EMBEDDED
+from tests.support.paths import DATA
 
 PRECISION = DATA / "precision"
 

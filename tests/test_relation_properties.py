@@ -21,9 +21,9 @@ from aliaslog.analysis import AnalysisResult, analyze
 from aliaslog.options import AnalysisOptions
 from extractor.relay.parser import parse, parse_file
 from extractor.relay.typeinfer import infer_types
-
-from .conftest import DATA, EMBEDDED
-from .randprog import generate
+from tests.support.options import EMBEDDED
+from tests.support.paths import DATA
+from tests.support.randprog import generate
 
 CORPUS = sorted((DATA / "analysis").glob("*.relay")) + sorted((DATA / "precision").glob("*.relay"))
 VARIANTS = AnalysisOptions.variants()

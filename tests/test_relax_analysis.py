@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
@@ -15,7 +14,6 @@ from tvm import relax  # noqa: E402
 
 from aliaslog.cli import main  # noqa: E402
 from aliaslog.engines.souffle_backend import souffle_executable  # noqa: E402
-from aliaslog.options import EngineOptions  # noqa: E402
 from aliaslog.relax import (  # noqa: E402
     EffectAwareDCE,
     analyze_relax,
@@ -25,11 +23,9 @@ from aliaslog.relax import (  # noqa: E402
 from extractor.effect_table import ExtractError  # noqa: E402
 from extractor.relax_facts import extract_relax, written_params  # noqa: E402
 from extractor.relax_load import load_relax_module, load_relax_modules, to_point  # noqa: E402
-
-EMBEDDED = EngineOptions("embedded")
-SOUFFLE = EngineOptions("souffle")
-
-from .relax_cases import (  # noqa: E402
+from tests.support import paths  # noqa: E402
+from tests.support.options import EMBEDDED, SOUFFLE  # noqa: E402
+from tests.support.relax_cases import (  # noqa: E402
     CASES,
     RelaxCase,
     activate_packed_funcs,
@@ -40,10 +36,10 @@ from .relax_cases import (  # noqa: E402
     same,
 )
 
-CASE_DIR = Path(__file__).parent / "data" / "relax" / "cases"
+CASE_DIR = paths.DATA / "relax" / "cases"
 CASE02 = CASE_DIR / "case02_dce_inplace_read_after.py"
 CASE10 = CASE_DIR / "case10_dead_dps_after_lowering.py"
-CONSTRUCTS = Path(__file__).parent / "data" / "relax" / "constructs.py"
+CONSTRUCTS = paths.DATA / "relax" / "constructs.py"
 BY_ID = {c.case_id: c for c in CASES}
 
 

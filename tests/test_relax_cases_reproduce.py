@@ -14,7 +14,7 @@ tvm = pytest.importorskip("tvm")
 
 from tvm import relax  # noqa: E402
 
-from .relax_cases import (  # noqa: E402
+from tests.support.relax_cases import (  # noqa: E402
     CASES,
     CASES_BY_ID,
     CleanControl,

@@ -15,8 +15,8 @@ import pytest
 
 pytest.importorskip("tvm")
 
-from . import randmod_relax as rm  # noqa: E402
-from .fuzz_relax import FAILURES, REGRESSIONS, VARIANTS, _run_jobs, judge, shrink  # noqa: E402
+from tests.support import randmod_relax as rm  # noqa: E402
+from tests.support.fuzz_relax import FAILURES, REGRESSIONS, VARIANTS, _run_jobs, judge, shrink  # noqa: E402
 
 SEEDS = range(8)
 CASES = sorted(REGRESSIONS.glob("*.py"))

@@ -13,8 +13,7 @@ from tvm import relax  # noqa: E402
 
 from aliaslog.relax import EffectAwareDCE, analyze_relax, check_module  # noqa: E402
 from extractor.relax_load import to_point  # noqa: E402
-
-from .test_relax_fixtures import EXPECT, MODELS, load, make_inputs  # noqa: E402
+from tests.support.relax_models import EXPECT, MODELS, load, make_inputs  # noqa: E402
 
 
 @pytest.fixture(scope="module")

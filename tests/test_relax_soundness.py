@@ -5,7 +5,6 @@ and internal errors that never look like findings. Each module's hazard is shown
 from __future__ import annotations
 
 import runpy
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,15 +14,14 @@ tvm = pytest.importorskip("tvm")
 from tvm import relax  # noqa: E402
 
 from aliaslog.cli import main  # noqa: E402
-from aliaslog.options import EngineOptions  # noqa: E402
 from aliaslog.relax import analyze_relax, check_module  # noqa: E402
 from extractor.effect_table import ExtractError  # noqa: E402
 from extractor.relax_facts import extract_relax, load_tir_effects, written_params  # noqa: E402
 from extractor.relax_load import load_relax_module, to_point  # noqa: E402
+from tests.support import paths  # noqa: E402
+from tests.support.options import EMBEDDED  # noqa: E402
 
-EMBEDDED = EngineOptions("embedded")
-
-DATA = Path(__file__).parent / "data" / "relax" / "soundness"
+DATA = paths.DATA / "relax" / "soundness"
 OPAQUE = DATA / "opaque_tuple_rearranged.py"
 VM_COPY = DATA / "vm_copy_storage_reuse.py"
 PLAIN = DATA / "plain_primfuncs.py"

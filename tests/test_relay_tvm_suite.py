@@ -30,8 +30,8 @@ from benchmarks.relay_tvm.classify import (
 from benchmarks.relay_tvm.discover import discover
 from benchmarks.relay_tvm.metadata import metadata_section
 from benchmarks.relay_tvm.static_meta import MetaEntry
+from tests.support.paths import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 CLONE = os.environ.get("ALIASLOG_TVM_CLONE")
 needs_clone = pytest.mark.skipif(
     not CLONE, reason="set ALIASLOG_TVM_CLONE to a git mirror of apache/tvm (tag v0.19.0) to "

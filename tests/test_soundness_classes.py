@@ -17,8 +17,7 @@ from aliaslog.analysis import analysis_program
 from extractor.relay.ast import Let, post_order
 from extractor.relay.interpreter import evaluate, flatten_value, random_inputs
 from extractor.relay.parser import parse
-
-from .test_fuzz import VARIANTS, check_program
+from tests.support.fuzz_checks import VARIANTS, check_program
 
 V = '#[version = "0.0.5"]\n'
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -49,10 +47,10 @@ from extractor.relay.ast import (
 from extractor.relay.errors import RelayTypeError
 from extractor.relay.ops import broadcast_shapes
 from extractor.relay.typeinfer import Typed, infer_expr, infer_types
+from tests.support.op_registry import RELATIONS
+from tests.support.paths import DATA
 
-from .op_registry import RELATIONS
-
-SEED = Path(__file__).parent / "data" / "seed_issue_program.relay"
+SEED = DATA / "seed_issue_program.relay"
 
 try:  # the parser is written concurrently; the lead removes this guard
     from extractor.relay.parser import parse, parse_expr

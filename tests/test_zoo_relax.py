@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from aliaslog.cli import main as cli_main
+from tests.support import paths
 
 tvm = pytest.importorskip("tvm")
 relax = pytest.importorskip("tvm.relax")
@@ -28,7 +29,7 @@ from aliaslog.relax import export  # noqa: E402
 from aliaslog.zoo import relax_models as rm  # noqa: E402
 from extractor.relax_load import to_point  # noqa: E402
 
-DATA = Path(__file__).resolve().parent / "data" / "relax"
+DATA = paths.DATA / "relax"
 TOY_OFFSET = np.arange(3, dtype="float32")
 
 

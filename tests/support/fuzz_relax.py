@@ -43,14 +43,12 @@ from typing import Any
 
 import numpy as np
 
-from aliaslog.options import EngineOptions
-
+from . import paths
 from . import randmod_relax as rm
+from .options import EMBEDDED
 
-HERE = Path(__file__).resolve().parent
-EFFECTS = HERE / "data" / "relax" / "fuzz_packed_effects.tsv"
-REGRESSIONS = HERE / "data" / "relax" / "regressions"
-EMBEDDED = EngineOptions("embedded")
+EFFECTS = paths.DATA / "relax" / "fuzz_packed_effects.tsv"
+REGRESSIONS = paths.DATA / "relax" / "regressions"
 
 
 VARIANTS: dict[str, tuple[str, ...]] = {  # relax.transform passes, in order
@@ -320,9 +318,9 @@ def _run_jobs(seeds: list[int], variants: list[str], jobs: int,
 
     def start(tasks: list[tuple[int, str]]) -> None:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.fuzz_relax", "--worker", "--tasks",
+            [sys.executable, "-m", "tests.support.fuzz_relax", "--worker", "--tasks",
              ",".join(f"{s}:{v}" for s, v in tasks)],
-            cwd=HERE.parent, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            cwd=paths.REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         assert proc.stdout is not None
         running[proc.stdout] = (proc, set(tasks), [None])
         sel.register(proc.stdout, selectors.EVENT_READ)

@@ -18,8 +18,7 @@ from collections.abc import Callable, Sequence
 
 from aliaslog.options import AnalysisOptions
 
-from .randprog import FEATURES, Generator, RandomChooser, replay
-from .test_fuzz import (
+from .fuzz_checks import (
     CHECKS,
     VARIANTS,
     Failure,
@@ -27,6 +26,7 @@ from .test_fuzz import (
     have_souffle,
     save_regression,
 )
+from .randprog import FEATURES, Generator, RandomChooser, replay
 
 
 def shrink(choices: Sequence[int], fails: Callable[[str], bool], budget: int = 300) -> str:

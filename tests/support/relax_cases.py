@@ -16,10 +16,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from . import paths
+
 if TYPE_CHECKING:
     import tvm
 
-CASE_DIR = Path(__file__).resolve().parent / "data" / "relax" / "cases"
+CASE_DIR = paths.DATA / "relax" / "cases"
 
 Klass = Literal[
     "inplace-live",  # an in-place/DPS write whose target may alias a value used afterwards

@@ -1,0 +1,173 @@
+"""The checks (dce, oracle, engines) a random Relay program goes through, and its regressions.
+
+Shared by tests/analysis/test_fuzz.py (hypothesis-driven) and `python -m tests.support.fuzz_main`
+(seeded, in bulk); a failing program is saved under tests/data/regressions/ by content hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aliaslog.analysis import AnalysisResult, analyze
+from aliaslog.analysis_dce import remove_relay_bindings
+from aliaslog.engines.souffle_backend import souffle_executable
+from aliaslog.options import AnalysisOptions
+from aliaslog.oracle import run_observed
+from extractor.relay.ast import Module
+from extractor.relay.parser import parse
+from extractor.relay.typeinfer import infer_types
+
+from . import paths
+from .corpus import SEEDS, Observation, assert_same_observation, run
+from .options import EMBEDDED, SOUFFLE
+from .ref_accesses import access_recorder, check_accesses
+
+# The analysis variants every property is checked under.
+VARIANTS: list[AnalysisOptions] = [
+    AnalysisOptions(),
+    AnalysisOptions(liveness="flow-sensitive"),
+    AnalysisOptions("1-call"),
+    AnalysisOptions("2-call"),
+    AnalysisOptions("1-closure", "flow-sensitive"),
+]
+CHECKS = ("dce", "oracle", "engines")
+REGRESSIONS = paths.DATA / "regressions"
+
+
+# ------------------------------------------------------------------------------ the checks
+
+
+class GeneratorBug(Exception):
+    """The front end or the interpreter rejected a generated program (the generator is wrong,
+    or the front end is)."""
+
+
+def build_program(text: str, name: str = "<generated>") -> Module:
+    """Parse and type-infer a program; any error is a generator (or front-end) bug."""
+    try:
+        return infer_types(parse(text, name)).module
+    except Exception as exc:  # noqa: BLE001 - every rejection is reported the same way
+        raise GeneratorBug(f"front end rejected the program: {exc}") from exc
+
+
+def baseline(mod: Module) -> dict[int, Observation]:
+    """The observations every transformed module must reproduce (errors are generator bugs)."""
+    try:
+        return {seed: run(mod, seed) for seed in SEEDS}
+    except Exception as exc:  # noqa: BLE001
+        raise GeneratorBug(f"the interpreter failed on the program: {exc}") from exc
+
+
+def analysis(mod: Module, opts: AnalysisOptions) -> AnalysisResult:
+    """The embedded engine's result under one variant (with the demand graph the oracle needs)."""
+    return analyze(mod, opts, engine=EMBEDDED)
+
+
+def check_dce(mod: Module, base: dict[int, Observation], opts: AnalysisOptions,
+              result: AnalysisResult | None = None) -> None:
+    """Analysis-guided DCE type-checks and changes no observation."""
+    pruned = remove_relay_bindings(result or analysis(mod, opts))
+    infer_types(pruned)
+    for seed in SEEDS:
+        assert_same_observation(run(pruned, seed), base[seed],
+                                f"analysis DCE ({opts.name}), input seed {seed}")
+
+
+def observe_accesses(mod: Module, seed: int) -> list[tuple]:
+    """Ref accesses of running an analysed program's @main and then calling every returned
+    closure as the result observation does (same arguments, same depth), all seen by one
+    recorder."""
+    observer, accesses = access_recorder()
+    run_observed(mod, seed, hooks={"observer": observer}, prepared=True)
+    return accesses
+
+
+def check_oracle(mod: Module, opts: AnalysisOptions, result: AnalysisResult | None = None
+                 ) -> None:
+    """Observed cells, aliases and write->read flows are allowed by the static result."""
+    result = result or analysis(mod, opts)
+    for seed in SEEDS:
+        check_accesses(result, observe_accesses(result.extraction.module, seed),
+                       f"oracle ({opts.name}), input seed {seed}")
+
+
+def have_souffle() -> bool:
+    return souffle_executable() is not None
+
+
+def check_engines(mod: Module, opts: AnalysisOptions) -> None:
+    """The embedded engine and Soufflé agree on every verdict (needs souffle on PATH)."""
+    a = analyze(mod, opts, engine=EMBEDDED, explain=False)
+    b = analyze(mod, opts, engine=SOUFFLE, explain=False)
+    assert b.engine.startswith("souffle"), b.engine
+    for what, x, y in (("kept", a.kept_ids, b.kept_ids),
+                       ("removable", a.removable_ids, b.removable_ids)):
+        assert x == y, (f"engines disagree on {what} ({opts.name}): embedded only "
+                        f"{sorted(x - y)}, souffle only {sorted(y - x)}")
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One property that failed on one program under one variant."""
+
+    check: str  # "generator" | "analysis" | "dce" | "oracle" | "engines"
+    variant: str
+    message: str
+
+    def key(self) -> tuple[str, str]:
+        return (self.check, self.variant)
+
+
+def check_program(text: str, variants: Sequence[AnalysisOptions] = VARIANTS,
+                  checks: Sequence[str] = CHECKS, name: str = "<generated>") -> list[Failure]:
+    """Every check on one program and every variant; the failures (empty when all hold).
+    The engines check is skipped when souffle is not on PATH."""
+    try:
+        mod = build_program(text, name)
+        base = baseline(mod) if "dce" in checks else {}
+    except GeneratorBug as exc:
+        return [Failure("generator", "-", str(exc))]
+    funcs: dict[str, Callable[[dict[str, Any], AnalysisResult | None], None]] = {
+        "dce": lambda o, r: check_dce(mod, base, o, r),
+        "oracle": lambda o, r: check_oracle(mod, o, r),
+        "engines": lambda o, r: check_engines(mod, o),
+    }
+    out = []
+    for opts in variants:
+        try:  # one analysis per variant serves the dce and oracle checks
+            result: AnalysisResult | None = analysis(mod, opts)
+        except Exception as exc:  # noqa: BLE001 - a crash of the analysis is a failure too
+            out.append(Failure("analysis", opts.name, f"{type(exc).__name__}: {exc}"))
+            continue
+        for check in checks:
+            if check == "engines" and not have_souffle():
+                continue
+            try:
+                funcs[check](opts, result)
+            except Exception as exc:  # noqa: BLE001 - a crash of the analysis is a failure too
+                out.append(Failure(check, opts.name, f"{type(exc).__name__}: {exc}"))
+    return out
+
+
+# ---------------------------------------------------------------------- regression files
+
+
+def save_regression(text: str, failure: Failure, found_by: str) -> Path:
+    """Save a failing program under tests/data/regressions/<content hash>.relay (idempotent)."""
+    REGRESSIONS.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    path = REGRESSIONS / f"{digest}.relay"
+    if not path.exists():
+        first = " ".join(failure.message.split())[:300]
+        header = (f"// fuzz counterexample: {failure.check} ({failure.variant}) failed\n"
+                  f"// found by: {found_by}\n// {first}\n")
+        path.write_text(header + text)
+    return path
+
+
+def regression_files() -> list[Path]:
+    return sorted(REGRESSIONS.glob("*.relay"))
