@@ -22,16 +22,16 @@ test: $(BIN)/aliaslog
 lint: $(BIN)/aliaslog
 	$(BIN)/ruff check aliaslog extractor tests benchmarks
 
-# Random programs through the analysis property checks (tests/support/fuzz_main.py); failures are saved
-# under tests/data/regressions/, which `make test` replays.
+# Random programs through the analysis property checks (tests/support/fuzz_main.py); failures
+# are saved under tests/data/regressions/, which `make test` replays.
 N ?= 1000
 JOBS ?= 1
 fuzz: $(BIN)/aliaslog
 	$(BIN)/python -m tests.support.fuzz_main --n $(N) --jobs $(JOBS)
 
 # Random Relax modules built and run on TVM's VM against their reference semantics, each
-# checked by `aliaslog check` (tests/support/fuzz_relax.py); counterexamples are shrunk and saved under
-# tests/data/relax/regressions/, which `make test` replays. START: the first seed.
+# checked by `aliaslog check` (tests/support/fuzz_relax.py); counterexamples are shrunk and
+# saved under tests/data/relax/regressions/, which `make test` replays. START: the first seed.
 START ?= 0
 fuzz-relax: $(BIN)/aliaslog
 	$(BIN)/python -m tests.support.fuzz_relax --n $(N) --start $(START) --jobs $(JOBS)

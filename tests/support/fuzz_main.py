@@ -1,9 +1,10 @@
-"""Bulk fuzzing: `python -m tests.fuzz_main --n N [--start SEED] [--variants ...] [--jobs J]`.
+"""Bulk Relay fuzzing (`make fuzz`): seeded random programs through the fuzz checks, in bulk.
 
-Runs the seeded generator (tests/randprog.py) for seeds start..start+N-1 through the checks of
-tests/test_fuzz.py under each selected analysis variant. A failing program is shrunk (by editing
-the generator's recorded choices and replaying them) and saved under tests/data/regressions/,
-where tests/test_fuzz.py replays it on every test run. Exits 1 if any program failed.
+`python -m tests.support.fuzz_main --n N [--start SEED] [--variants ...] [--jobs J]` runs the
+seeded generator (randprog.py) for seeds start..start+N-1 through the checks of fuzz_checks.py
+under each selected analysis variant. A failing program is shrunk (by editing the generator's
+recorded choices and replaying them) and saved under tests/data/regressions/, where
+tests/analysis/test_fuzz.py replays it on every test run. Exits 1 if any program failed.
 With `--jobs J`, J processes check programs; failures are shrunk and saved by the parent.
 """
 
@@ -90,8 +91,8 @@ def pick_variants(spec: str) -> list[AnalysisOptions]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tests.fuzz_main", description=__doc__.split(
-        "\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m tests.support.fuzz_main",
+                                 description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=100, help="number of programs (default 100)")
     ap.add_argument("--start", type=int, default=0, help="first seed (default 0)")
     ap.add_argument("--variants", default="all",
@@ -187,7 +188,7 @@ def report(seed: int, text: str, choices: list[int], failures: list[Failure],
                 return any(g.key() == key for g in check_program(candidate, opts, only))
 
             small = shrink(choices, fails, args.shrink_budget)
-        path = save_regression(small, f, f"python -m tests.fuzz_main --start {seed} --n 1")
+        path = save_regression(small, f, f"python -m tests.support.fuzz_main --start {seed} --n 1")
         print(f"fuzz: seed {seed}: saved {len(small.splitlines())}-line reproducer to {path}",
               flush=True)
 

@@ -1,8 +1,9 @@
-"""Relax alias-safety fuzzing: `python -m tests.fuzz_relax --n N [--start SEED] [--jobs J]`.
+"""Relax alias-safety fuzzing (`make fuzz-relax`): random modules on TVM's VM, then `check`.
 
-Each seed gives a module (tests/randmod_relax.py). For every variant — the module as written,
-and after TVM's DataflowUseInplaceCalls, DeadCodeElimination, EliminateCommonSubexpr,
-FoldConstant, CanonicalizeBindings, or DataflowUseInplaceCalls then FoldConstant — the oracle
+`python -m tests.support.fuzz_relax --n N [--start SEED] [--jobs J]`: each seed gives a module
+(randmod_relax.py). For every variant — the module as written, and after TVM's
+DataflowUseInplaceCalls, DeadCodeElimination, EliminateCommonSubexpr, FoldConstant,
+CanonicalizeBindings, or DataflowUseInplaceCalls then FoldConstant — the oracle
 builds the module with `relax.build(mod, "llvm")`, runs it on the VM three times (two fresh
 random inputs, then the first again, on one VM) and compares every result and every input
 tensor after the call with the reference semantics (`randmod_relax.evaluate`). Then `aliaslog
@@ -18,7 +19,7 @@ FoldConstant, which runs kernels at compile time (a write there leaves no trace)
 An internal error of check (an exception) is a failure too. Modules TVM cannot transform or
 build are counted, not judged. A failing module is shrunk (statements, outputs and parameters
 deleted while the same variant still fails) and saved under tests/data/relax/regressions/,
-which tests/test_relax_fuzz.py replays on every test run. Exits 1 if any module failed.
+which tests/relax/test_relax_fuzz.py replays on every test run. Exits 1 if any module failed.
 With `--jobs J`, J worker processes (`--worker`) check seeds; a worker that dies takes only
 its current seed with it (counted as `crashed`).
 """

@@ -1,12 +1,14 @@
-"""The package layout the README promises: the IR front end never imports the analysis, and
-no module imports itself back through others (imports under TYPE_CHECKING are not run)."""
+"""The package layout the README promises: the IR front end never imports the analysis, no
+module imports itself back through others (imports under TYPE_CHECKING are not run), and no
+test module imports another (what tests share is in tests/support)."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import REPO as ROOT
+
 PACKAGES = ("aliaslog", "extractor", "datalog_rules")
 
 
@@ -56,8 +58,9 @@ def _imports(path: Path, modules: set[str]) -> set[str]:
     return out
 
 
-def _graph() -> dict[str, set[str]]:
-    files = [p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")]
+def _graph(packages: tuple[str, ...] = PACKAGES) -> dict[str, set[str]]:
+    files = [p for pkg in packages for p in (ROOT / pkg).rglob("*.py")
+             if "data" not in p.relative_to(ROOT / pkg).parts]
     modules = {_module_name(p) for p in files}
     return {_module_name(p): _imports(p, modules) for p in files}
 
@@ -116,3 +119,16 @@ def test_no_import_cycle():
 def test_the_cycle_finder_finds_cycles():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_test_module_imports_another():
+    graph = _graph(("tests",))
+    assert any(m.startswith("tests.support.") for ts in graph.values() for m in ts)
+    between = sorted((m, t) for m, ts in graph.items() for t in ts
+                     if t.rpartition(".")[2].startswith("test_"))
+    assert between == []
+
+
+def test_the_graph_covers_every_package():
+    graph = _graph()
+    assert {m.partition(".")[0] for m in graph} == set(PACKAGES)

@@ -1,18 +1,19 @@
-"""Property tests of the analysis on random well-typed programs (tests/randprog.py).
+"""Property tests of the analysis on random well-typed programs (tests/support/randprog.py).
 
-For each generated program and each analysis variant in VARIANTS:
+For each generated program and each analysis variant in VARIANTS, the checks of
+tests/support/fuzz_checks.py:
 - dce: analysis-guided DCE changes no observation (outputs, cell contents, results of calling
-  returned closures; the observation of tests/test_analysis_soundness.py) on two input seeds,
-  and the pruned module still type-checks;
+  returned closures; the observation of the corpus tests, tests/support/corpus.py) on two input
+  seeds, and the pruned module still type-checks;
 - oracle: every ref access, alias and write->read flow the interpreter observes (in @main and in
-  the calls of returned closures) is one the static result allows (tests/test_dynamic_oracle.py);
+  the calls of returned closures) is one the static result allows (tests/support/ref_accesses.py);
 - engines: with `souffle` on PATH, the embedded engine and Soufflé give the same kept and
   removable bindings.
 
 Hypothesis drives the generator here (derandomized, so CI is deterministic, and shrinking);
-`python -m tests.fuzz_main` runs the same checks on seeded programs in bulk. A failing program is
-saved under tests/data/regressions/ (named by content hash), and every file there is replayed on
-every run.
+`python -m tests.support.fuzz_main` runs the same checks on seeded programs in bulk. A failing
+program is saved under tests/data/regressions/ (named by content hash), and every file there is
+replayed on every run.
 """
 
 from __future__ import annotations

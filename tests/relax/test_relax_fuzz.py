@@ -1,7 +1,7 @@
 """The Relax fuzzer in the test run: a few generated modules, and every saved counterexample.
 
-Generated modules go through tests/fuzz_relax.py's worker processes (a TVM pass that crashes
-takes a worker, not pytest). Each counterexample under tests/data/relax/regressions/ is a
+Generated modules go through tests/support/fuzz_relax.py's worker processes (a TVM pass that
+crashes takes a worker, not pytest). Each counterexample under tests/data/relax/regressions/ is a
 module the fuzzer shrank while aliaslog missed its hazard (or failed on it): the VM must
 still show the hazard, and `aliaslog check` must now report it.
 """

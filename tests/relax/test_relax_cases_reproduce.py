@@ -1,4 +1,4 @@
-"""The Relax miscompilations in tests/relax_cases.py really happen on the installed TVM.
+"""The Relax miscompilations in tests/support/relax_cases.py really happen on the installed TVM.
 
 For every case: `expected` is the correct behaviour (checked against numpy and a TVM run that
 avoids the culprit pass), the case's passes really produce `buggy`, and the `Clean` look-alikes

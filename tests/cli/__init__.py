@@ -1,0 +1,1 @@
+"""Tests of the tool as a user meets it: the CLI, mistakes at the command line, the layout."""

@@ -1,0 +1,2 @@
+"""Tests of the Relax side on apache-tvm: analysis and `check`, the reproduced miscompilations,
+the model fixtures and aliaslog on them, the issue-12 soundness modules, the Relax fuzzer."""
