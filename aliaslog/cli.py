@@ -59,9 +59,9 @@ def _cmd_parse(args: argparse.Namespace) -> int:
         from extractor.relay.typeinfer import infer_types
 
         typed = infer_types(mod)
-        print(astext(typed.module, types=typed.types))
+        print(astext(typed.module, types=typed.types, spans=args.spans))
     else:
-        print(astext(mod))
+        print(astext(mod, spans=args.spans))
     return 0
 
 
@@ -123,7 +123,7 @@ def _cmd_grad(args: argparse.Namespace) -> int:
         grad = infer_types(training_step(mod, [params.index(n) for n in wanted]))
     else:
         grad = infer_types(gradient_module(mod, entry=args.entry))
-    text = astext(grad.module, types=grad.types if args.types else None)
+    text = astext(grad.module, types=grad.types if args.types else None, spans=args.spans)
     _emit(text, args.output)
     return 0
 
@@ -451,6 +451,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("parse", help="parse a Relay program and pretty-print it")
     sp.add_argument("file", help="Relay text (v0.0.5) or save_json file")
     sp.add_argument("--types", action="store_true", help="print inferred types")
+    sp.add_argument("--spans", action="store_true",
+                    help="print each node's source position as v0.19 does "
+                         "(` /* ty=T span=file:line:col */`)")
     sp.set_defaults(func=_cmd_parse)
 
     sp = sub.add_parser("run", help="evaluate a Relay program with the numpy interpreter")
@@ -470,6 +473,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--entry", default="main",
                     help="the function to differentiate (default: main)")
     sp.add_argument("--types", action="store_true", help="print /* ty=... */ comments")
+    sp.add_argument("--spans", action="store_true",
+                    help="print source positions (` span=file:line:col`) as v0.19 does")
     sp.add_argument("--training-step", action="store_true",
                     help="a training step instead: @main calls the gradient (as @main_grad) and "
                          "returns the loss and the gradients of the parameters --keep names")

@@ -42,6 +42,8 @@ from .ast import (
     IncompleteType,
     Let,
     Match,
+    MetaRef,
+    MetaSource,
     Module,
     Op,
     Pattern,
@@ -72,7 +74,6 @@ _KIND_TYPE = 0  # TypeKind::kType
 _KIND_ADT = 5  # TypeKind::kAdtHandle
 
 _DTYPE_FIELDS = frozenset({"dtype", "out_dtype"})
-_EXPR_FIELDS = ("virtual_device_", "span", "_checked_type_")
 
 _NP_TO_DL = {"bool": (1, 1)}
 for _bits in (8, 16, 32, 64):
@@ -168,7 +169,7 @@ def _int_imm(v: int) -> _W:
 
 def _value_node(v: Any) -> Any:
     """An attribute value held by reference: IntImm, FloatImm, String, Array, an Expr, or null."""
-    if v is None or isinstance(v, (Expr, Type)):
+    if v is None or isinstance(v, (Expr, Type, MetaRef)):
         return v
     if isinstance(v, (bool, np.bool_)):
         return _W("IntImm", [("dtype", _Pod("bool")), ("value", _Pod(str(int(v)))),
@@ -228,8 +229,8 @@ def _call_attrs(call: Call) -> Any:
     return _W(tk, [(k, _attr_field(tk, k, v)) for k, v in call.attrs.items_])
 
 
-def _expr_tail() -> list[tuple[str, Any]]:
-    return [(f, None) for f in _EXPR_FIELDS]
+def _expr_tail(virtual_device: MetaRef | None = None) -> list[tuple[str, Any]]:
+    return [("virtual_device_", virtual_device), ("span", None), ("_checked_type_", None)]
 
 
 def _describe(obj: Any, arrays: list[str]) -> _W:
@@ -239,7 +240,7 @@ def _describe(obj: Any, arrays: list[str]) -> _W:
     if isinstance(obj, Var):
         vid = _W("relay.Id", [("name_hint", _s(obj.name_hint))])
         return _W("relay.Var", [("vid", vid), ("type_annotation", obj.type_annotation),
-                                *_expr_tail()])
+                                *_expr_tail(obj.virtual_device)])
     if isinstance(obj, GlobalVar):
         return _W("GlobalVar", [("name_hint", _s(obj.name_hint)), *_expr_tail(),
                                 ("struct_info_", None)])
@@ -247,7 +248,7 @@ def _describe(obj: Any, arrays: list[str]) -> _W:
         return _W("Op", repr_str=obj.name)
     if isinstance(obj, Constant):
         arrays.append(encode_ndarray(obj.data))
-        return _W("relay.Constant", [("data", _Pod(str(len(arrays) - 1))), *_expr_tail()])
+        return _W("relay.Constant", [("data", _ArrIdx(len(arrays) - 1)), *_expr_tail()])
     if isinstance(obj, Tuple):
         return _W("relay.Tuple", [("fields", _arr(obj.fields)), *_expr_tail()])
     if isinstance(obj, Call):
@@ -273,7 +274,8 @@ def _describe(obj: Any, arrays: list[str]) -> _W:
         return _W("relay.Function", [("params", _arr(obj.params)), ("body", obj.body),
                                      ("ret_type", obj.ret_type),
                                      ("type_params", _arr(obj.type_params)),
-                                     ("attrs", _dict_attrs(obj.attrs.items_)), *_expr_tail()])
+                                     ("attrs", _dict_attrs(obj.attrs.items_)),
+                                     *_expr_tail(obj.virtual_device)])
     if isinstance(obj, Match):
         return _W("relay.Match", [("data", obj.data), ("clauses", _arr(obj.clauses)),
                                   ("complete", _Pod("1" if obj.complete else "0")),
@@ -336,6 +338,21 @@ def _describe(obj: Any, arrays: list[str]) -> _W:
     raise TypeError(f"cannot serialise {type(obj).__name__}")
 
 
+@dataclass(frozen=True, eq=False)
+class _Orig:
+    """A node of a kept metadata document (a MetaRef's object, or one of its tables)."""
+
+    source: MetaSource
+    node: int
+
+
+@dataclass(frozen=True)
+class _ArrIdx:
+    """A constant's blob: its position among the arrays this document writes."""
+
+    k: int
+
+
 def _key(obj: Any) -> tuple[Any, ...]:
     """Identity of a node for sharing: AST nodes by object, globals/ops/ctors/type vars by name."""
     if isinstance(obj, _W) and obj.intern is not None:
@@ -348,38 +365,69 @@ def _key(obj: Any) -> tuple[Any, ...]:
         return ("ctor", obj.belong_to, obj.name_hint, obj.tag)
     if isinstance(obj, TypeVar):
         return ("tv", obj.name)
+    if isinstance(obj, (_Orig, MetaRef)):
+        return ("orig", obj.node)
     return ("id", id(obj))
 
 
+def _orig(obj: MetaRef | _Orig) -> _Orig:
+    """The kept document node behind a MetaRef (ValueError for one made without a document)."""
+    if isinstance(obj, _Orig):
+        return obj
+    if obj.source is None or not 0 <= obj.node < len(obj.source.nodes):
+        raise ValueError(f"cannot serialise meta[{obj.type_key}][{obj.index}]: the object it "
+                         "refers to is not known (it was not read from a #[metadata] section)")
+    return _Orig(obj.source, obj.node)
+
+
 def _serialise(root: Any) -> str:
-    nodes: list[dict[str, Any]] = [{"type_key": ""}]
+    """The document for root, pre-order like NodeIndexer::MakeIndex. Objects from a parsed
+    `#[metadata]` section the project does not model (MetaRef) are written back as they came:
+    that document's nodes and arrays come first, unchanged, so their indices stay valid."""
+    descs: list[_W] = []  # new nodes; provisional index = position + 1
     index: dict[tuple[Any, ...], int] = {}
-    descs: list[_W] = []
     alive: list[Any] = []
     arrays: list[str] = []
+    prefix: MetaSource | None = None
     stack = [root]
-    while stack:  # pre-order, children in field order, as NodeIndexer::MakeIndex
+    while stack:
         obj = stack.pop()
         k = _key(obj)
         if k in index:
             continue
         alive.append(obj)
-        index[k] = len(nodes)
-        nodes.append({})
+        if isinstance(obj, (MetaRef, _Orig)):
+            o = _orig(obj)
+            if prefix is None:
+                prefix = o.source
+            elif prefix is not o.source:
+                raise ValueError("cannot serialise objects from two different #[metadata] "
+                                 "sections in one document")
+            index[k] = -o.node - 1  # resolved below: kept nodes keep their own index
+            continue
+        index[k] = len(descs) + 1
         desc = _describe(obj, arrays)
         descs.append(desc)
-        kids = [v for _, v in desc.attrs if v is not None and not isinstance(v, _Pod)]
+        kids = [v for _, v in desc.attrs if v is not None and not isinstance(v, (_Pod, _ArrIdx))]
         kids += [v for v in desc.data or () if v is not None]
         stack.extend(reversed(kids))
+
+    kept_nodes = prefix.nodes if prefix is not None else [{"type_key": ""}]
+    kept_arrays = prefix.arrays if prefix is not None else []
+    shift = len(kept_nodes) - 1  # the new null node is the kept document's node 0
 
     def ref(v: Any) -> str:
         if v is None:
             return "0"
         if isinstance(v, _Pod):
             return v.text
-        return str(index[_key(v)])
+        if isinstance(v, _ArrIdx):
+            return str(v.k + len(kept_arrays))
+        j = index[_key(v)]
+        return str(-j - 1 if j < 0 else j + shift)
 
-    for i, desc in enumerate(descs, start=1):
+    nodes: list[dict[str, Any]] = list(kept_nodes)
+    for desc in descs:
         node: dict[str, Any] = {"type_key": desc.type_key}
         if desc.repr_str is not None:
             node["repr_str"] = desc.repr_str
@@ -389,14 +437,15 @@ def _serialise(root: Any) -> str:
             node["keys"] = list(desc.keys)
         if desc.data:
             node["data"] = [int(ref(v)) for v in desc.data]
-        nodes[i] = node
+        nodes.append(node)
+    all_arrays = [*kept_arrays, *arrays]
     # One node per line: readable, and json's C encoder does the work (indent= would not).
     return "".join([
-        '{\n  "root": 1,\n  "nodes": [\n    ',
+        f'{{\n  "root": {ref(root)},\n  "nodes": [\n    ',
         ",\n    ".join(json.dumps(n) for n in nodes),
         '\n  ],\n  "b64ndarrays": [',
-        ",".join("\n    " + json.dumps(a) for a in arrays),
-        "\n  ]" if arrays else "]",
+        ",".join("\n    " + json.dumps(a) for a in all_arrays),
+        "\n  ]" if all_arrays else "]",
         f',\n  "attrs": {{"tvm_version": "{TVM_VERSION}"}}\n}}\n',
     ])
 
@@ -409,10 +458,91 @@ def save_json(node: Module | Expr) -> str:
 
 
 def save_metadata(table: Mapping[str, Sequence[Any]]) -> str:
-    """The `#[metadata]` section: save_json of a Map<String, Array<Object>> (e.g. constants)."""
+    """The `#[metadata]` section: save_json of a Map<String, Array<Object>> (e.g. constants).
+
+    When it holds objects read from a parsed section (MetaRef), that section is written back
+    as it came and `meta[K][i]` keeps its i: their tables are the Array nodes they were read
+    from, constants read from it are its own nodes, and a table that lists exactly what the
+    section's table listed is that table (so parse, print, parse again changes nothing)."""
     keys = list(table)
-    root = _W("Map", keys=keys, data=[_arr(list(table[k])) for k in keys])
-    return _serialise(root)
+    src: MetaSource | None = None
+    for k in keys:
+        for o in table[k]:
+            if isinstance(o, MetaRef) and src is None:
+                if o.source is None or k not in o.source.tables:
+                    raise ValueError(f"cannot serialise meta[{k}][{o.index}]: the object it "
+                                     "refers to is not known (it was not read from a "
+                                     "#[metadata] section)")
+                src = o.source
+    if src is None:
+        return _serialise(_W("Map", keys=keys, data=[_arr(list(table[k])) for k in keys]))
+
+    def from_src(o: Any) -> int | None:
+        if isinstance(o, MetaRef) and o.source is src:
+            return o.node
+        if isinstance(o, Constant) and o.origin is not None and o.origin.source is src:
+            return o.origin.node
+        return None
+
+    data: list[Any] = []
+    for k in keys:
+        objs = list(table[k])
+        nodes = [from_src(o) for o in objs]
+        refs = [o for o in objs if isinstance(o, MetaRef)]
+        if k in src.tables and (nodes == src.entries(k) or (
+                len(refs) == len(objs) and all(o.source is src for o in refs))):
+            data.append(_Orig(src, src.tables[k]))  # MetaRefs keep their index in it
+        elif any(isinstance(o, MetaRef) for o in objs):
+            raise ValueError(f"cannot serialise the meta[{k}] table: it mixes objects of two "
+                             "#[metadata] sections")
+        else:
+            data.append(_arr([_Orig(src, j) if j is not None else o
+                              for o, j in zip(objs, nodes, strict=True)]))
+    if keys == list(src.tables) and all(isinstance(d, _Orig) for d in data):
+        return _serialise(_Orig(src, src.root))
+    return _serialise(_W("Map", keys=keys, data=data))
+
+
+def meta_fingerprint(nodes: Sequence[Mapping[str, Any]], i: int) -> tuple[Any, ...]:
+    """A comparable form of node i of a metadata document, independent of node numbering: the
+    fields v0.19 declares as object references (and every Array/Map entry) are followed, the
+    other fields compared as the strings they are (unknown types: all of them)."""
+    seen: set[int] = set()
+
+    def go(j: int) -> Any:
+        if j == 0:
+            return None
+        if j in seen or not 0 <= j < len(nodes) or not isinstance(nodes[j], Mapping):
+            return ("node", j)
+        seen.add(j)
+        n = nodes[j]
+        tk = str(n.get("type_key", ""))
+        refs = _META_REF_FIELDS.get(tk, frozenset())
+        attrs = n.get("attrs") if isinstance(n.get("attrs"), Mapping) else {}
+        fields = []
+        for name in sorted(attrs):
+            v = attrs[name]
+            if name in refs and isinstance(v, str) and v.isdigit():
+                fields.append((name, go(int(v))))
+            else:
+                fields.append((name, str(v)))
+        data = n.get("data") if isinstance(n.get("data"), list) else []
+        keys = n.get("keys") if isinstance(n.get("keys"), list) else []
+        out = (tk, n.get("repr_str"), n.get("repr_b64"), tuple(fields),
+               tuple(str(x) for x in keys),
+               tuple(go(x) if isinstance(x, int) else str(x) for x in data))
+        seen.discard(j)
+        return out
+
+    return go(i)  # type: ignore[no-any-return]
+
+
+# the fields of the non-Relay objects metadata holds that are object references (VisitAttrs
+# order in include/tvm/target/virtual_device.h and target.h); anything else is a string
+_META_REF_FIELDS: dict[str, frozenset[str]] = {
+    "VirtualDevice": frozenset({"target", "memory_scope"}),
+    "Target": frozenset({"kind", "tag", "keys", "attrs", "features", "host"}),
+}
 
 
 # --------------------------------------------------------------------------------- loading

@@ -720,7 +720,7 @@ class _Infer:
                 if v.type_annotation is None or _incomplete(v.type_annotation):
                     vt = self.zonk_final(self.var_type(v))
                     if v.type_annotation is None or vt != v.type_annotation:
-                        nv = Var(v.name_hint, vt, span=v.span)
+                        nv = Var(v.name_hint, vt, span=v.span, virtual_device=v.virtual_device)
                 new[id(v)] = nv
                 final[id(nv)] = self.zonk_final(self.var_type(v))
             return nv
@@ -783,7 +783,7 @@ class _Infer:
             if _same(ps, n.params) and body is n.body and ret == n.ret_type:
                 return n
             return Function(ps, body, ret, n.type_params, n.attrs,  # type: ignore[arg-type]
-                            span=n.span)
+                            span=n.span, virtual_device=n.virtual_device)
         if isinstance(n, RefCreate):
             v = g(n.value)
             return n if v is n.value else RefCreate(v, span=n.span)

@@ -373,7 +373,8 @@ class ReverseAD(ExprMutator):
         hit = self.ctx.ad_vars.get(e)
         if hit is None:
             ann = e.type_annotation
-            hit = Var(e.name_hint, reverse_type(ann), span=e.span) if ann is not None else e
+            hit = Var(e.name_hint, reverse_type(ann), span=e.span,
+                      virtual_device=e.virtual_device) if ann is not None else e
             self.ctx.ad_vars[e] = hit
         return hit
 
