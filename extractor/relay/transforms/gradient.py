@@ -49,6 +49,7 @@ from ..ast import (
     bound_vars,
     children,
     post_order,
+    type_str,
 )
 from ..errors import RelayTypeError
 from ..ops import GradRule, RuleError, lookup
@@ -84,7 +85,7 @@ def reverse_type(t: Type) -> Type:
         return TypeCall(t.name, tuple(reverse_type(a) for a in t.args))
     if isinstance(t, (TypeVar, IncompleteType)):
         return t
-    raise TypeError(f"unknown type {t!r}")
+    raise TypeError(f"unknown type {type_str(t)}")
 
 
 def grad_ret_type(param_types: list[Type], ret: Type) -> Type:
@@ -158,7 +159,7 @@ def lift_tensor(
             sub = ll.push(_field(e, i), None)
             fields.append(lift_tensor(f, tf, ft, sub, ll))
         return ll.push(Tuple(tuple(fields)), tf(forward_type))
-    raise _Unsupported(f"unsupported input/output type of an operator: {forward_type}")
+    raise _Unsupported(f"unsupported input/output type of an operator: {type_str(forward_type)}")
 
 
 def get_value(t: Type, e: Expr, ll: LetList) -> Var:
@@ -187,7 +188,7 @@ def update_grad(t: Type, arg: Expr, grad: Expr, ll: LetList) -> None:
         for i, ft in enumerate(t.fields):
             update_grad(ft, ll.push(_field(arg, i)), ll.push(_field(grad, i)), ll)
     else:
-        raise _Unsupported(f"unsupported argument type of an operator: {t}")
+        raise _Unsupported(f"unsupported argument type of an operator: {type_str(t)}")
 
 
 def transfer_grads(t: Type, frm: Expr, to: Expr, ll: LetList) -> None:
@@ -198,7 +199,7 @@ def transfer_grads(t: Type, frm: Expr, to: Expr, ll: LetList) -> None:
         for i, ft in enumerate(t.fields):
             transfer_grads(ft, ll.push(_field(frm, i)), ll.push(_field(to, i)), ll)
     else:
-        raise _Unsupported(f"unsupported checkpoint type: {t}")
+        raise _Unsupported(f"unsupported checkpoint type: {type_str(t)}")
 
 
 class _Unsupported(Exception):
@@ -404,9 +405,8 @@ class ReverseAD(ExprMutator):
         ctx.taken.add(name)
         orig = ctx.dedup(fn)
         assert isinstance(orig, Function)
-        if orig.type_params:
-            raise _Located(f"@{e.name_hint} has type parameters; gradient supports no "
-                           "polymorphism", orig.span)
+        # a polymorphic global keeps its type parameters: v0.19 requires only the entry
+        # function to be monomorphic (higher_order_gradient.cc Gradient, ReverseAD GlobalVar)
         params = tuple(self.visit(p) for p in orig.params) + (self.bp,)
         ret = reverse_type(orig.ret_type) if orig.ret_type is not None else None
         body = self.visit(orig.body)
@@ -621,7 +621,8 @@ def gradient(
         pt = p.type_annotation if p.type_annotation is not None else typed.type_of(p)
         if not isinstance(pt, TensorType):
             raise RelayTypeError(
-                f"parameter %{orig_p.name_hint} has type {pt}; gradient needs tensor parameters",
+                f"parameter %{orig_p.name_hint} has type {type_str(pt)}; gradient needs tensor "
+                "parameters",
                 orig_p.span or fn.span)
 
     old_limit = sys.getrecursionlimit()
@@ -681,7 +682,7 @@ def _init_grad(e: Expr, t: Type, ll: LetList) -> None:
             raise _Unsupported("cannot seed the gradient of a function returning ()")
         _init_grad(ll.push(_field(e, 0), reverse_type(t.fields[0])), t.fields[0], ll)
     else:
-        raise _Unsupported(f"cannot seed the gradient of a result of type {t}")
+        raise _Unsupported(f"cannot seed the gradient of a result of type {type_str(t)}")
 
 
 def _final_result(e: Expr, t: Type, ll: LetList) -> Expr:
@@ -691,7 +692,7 @@ def _final_result(e: Expr, t: Type, ll: LetList) -> Expr:
     if isinstance(t, TupleType):
         return Tuple(tuple(_final_result(ll.push(_field(e, i), reverse_type(ft)), ft, ll)
                            for i, ft in enumerate(t.fields)))
-    raise _Unsupported(f"cannot return a result of type {t} from a gradient")
+    raise _Unsupported(f"cannot return a result of type {type_str(t)} from a gradient")
 
 
 @gc_paused()
