@@ -561,6 +561,13 @@ def test_errors_print_types_in_relay_syntax():
     assert "TensorType(" not in msg
 
 
+def test_rule_errors_print_types_in_relay_syntax():
+    """A gradient rule's own message (here: a dynamic shape) formats the type as Relay too."""
+    mod = typed("def @main(%x: Tensor[(?, 3), float32]) { sum(%x) }")
+    assert _error(GlobalVar("main"), mod) == (
+        "gradient of sum: gradient rule needs a static tensor type, got Tensor[(?, 3), float32]")
+
+
 def test_error_is_located():
     mod = infer_types(parse(HEADER + f"def @main(%x: {T3}) {{\n  floor(%x)\n}}",
                             source_name="prog.relay")).module

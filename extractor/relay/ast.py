@@ -18,9 +18,13 @@ from ..diagnostics import Span
 
 
 class Type:
-    """Base of Relay types (value equality)."""
+    """Base of Relay types (value equality); str() is the Relay text, so messages that format
+    a type read as Relay (repr() stays the dataclass form, for debugging)."""
 
     __slots__ = ()
+
+    def __str__(self) -> str:
+        return type_str(self)
 
 
 @dataclass(frozen=True, slots=True)
