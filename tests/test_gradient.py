@@ -548,8 +548,10 @@ def test_rejects_dag_input():
 
 def test_rejects_other_modes_and_missing_globals():
     mod = _third_power()
-    with pytest.raises(RelayTypeError):
-        gradient(GlobalVar("main"), mod, mode="first_order")
+    with pytest.raises(RelayTypeError, match="FirstOrderGradient module pass"):
+        gradient(GlobalVar("main"), mod, mode="first_order")  # v0.19: no module in first order
+    with pytest.raises(RelayTypeError, match="unknown gradient mode 'zeroth'"):
+        gradient(GlobalVar("main"), mod, mode="zeroth")
     assert "not defined" in _error(GlobalVar("nope"), mod)
 
 

@@ -583,13 +583,26 @@ def _first_free_index(mod: Module) -> int:
 def gradient(
     func: Function | GlobalVar, mod: Module | None = None, mode: str = "higher_order"
 ) -> tuple[Function, Module]:
-    """TVM's `relay.transform.gradient(func, mod, mode="higher_order")`.
+    """TVM's `relay.transform.gradient(func, mod, mode)`.
 
     Returns the gradient function `fn(xs) -> (f(xs), (dxs...))` (not yet type-inferred, as TVM
-    returns it) and the module with any generated `@name_grad` globals added.
+    returns it) and the module with any generated `@name_grad` globals added. `first_order`
+    is FirstOrderGradient on func alone (`first_order_gradient.py`); as in v0.19
+    (python/tvm/relay/transform/transform.py) it takes no module.
     """
+    if mode == "first_order":
+        from .first_order_gradient import first_order_gradient
+
+        if mod is not None and mod.functions:
+            raise RelayTypeError("to run first-order AD on a module, use the FirstOrderGradient "
+                                 "module pass (first_order_gradient_module)")
+        if not isinstance(func, Function):
+            raise RelayTypeError(f"first-order gradient needs a function, got "
+                                 f"{type(func).__name__}", _span_of(func))
+        return first_order_gradient(func), mod if mod is not None else Module({})
     if mode != "higher_order":
-        raise RelayTypeError(f"gradient mode {mode!r} is not supported; use 'higher_order'")
+        raise RelayTypeError(f"unknown gradient mode {mode!r} (modes: 'higher_order', "
+                             "'first_order')")
     base = mod if mod is not None else Module({})
     if isinstance(func, GlobalVar):
         if func.name_hint not in base.functions:
