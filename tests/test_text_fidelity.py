@@ -95,12 +95,15 @@ def test_a_new_constant_beside_kept_objects_gets_its_own_table():
 
 
 def test_commands_keep_virtual_devices(capsys, tmp_path):
-    """`parse`, `grad` and `dce` used to crash with `cannot serialise MetaRef`."""
+    """`parse`, `grad` and `dce` used to crash with `cannot serialise MetaRef`; the passes
+    keep the function's own device too (v0.19 rebuilds functions with WithFields)."""
     for argv in (["parse"], ["parse", "--types"], ["dce", "--mode", "purity"],
-                 ["dce", "--mode", "assume-pure"], ["grad"]):
+                 ["dce", "--mode", "assume-pure"], ["dce"], ["anf"], ["annotate"], ["grad"],
+                 ["grad", "--training-step"], ["grad", "--mode", "first-order"]):
         assert main([*argv, str(DEVICES)]) == 0, argv
         out = capsys.readouterr().out
         assert "{virtual_device=meta[VirtualDevice][0]}" in out, argv
+        assert "virtual_device=meta[VirtualDevice][1]) " in out, argv
         assert '"type_key": "VirtualDevice"' in out, argv
         path = tmp_path / "out.relay"
         path.write_text(out)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 
 from ...diagnostics import Span, gc_paused
 from ..ast import (
@@ -223,8 +224,7 @@ class _ANF:
         self.keep: list[Expr] = []
 
     def function(self, fn: Function) -> Function:
-        return Function(fn.params, self.block(fn.body), fn.ret_type, fn.type_params, fn.attrs,
-                        span=fn.span)
+        return replace(fn, body=self.block(fn.body))
 
     def block(self, e: Expr) -> Expr:
         ll = LetList(self.gensym)
@@ -677,8 +677,8 @@ def _gradient(tfn: Function, typed: object, base: Module) -> tuple[Function, dic
     ll.push(Call(RefRead(bp), ()), UNIT)
     grads = tuple(RefRead(_field(a, 1)) for a in normal_args)
     body = ll.get(Tuple((_final_result(c, ret_t, ll), Tuple(grads))))
-    out = Function(tfn.params, body, grad_ret_type(param_ts, ret_t), (), tfn.attrs,
-                   span=tfn.span)
+    # WithFields (higher_order_gradient.cc Gradient): attrs, span, virtual device kept
+    out = replace(tfn, body=body, ret_type=grad_ret_type(param_ts, ret_t), type_params=())
     return out, ctx.new_funcs
 
 
