@@ -33,7 +33,7 @@ from extractor.relay.ast import (
     const,
 )
 from extractor.relay.errors import ParseError
-from extractor.relay.json_io import load_json, save_json
+from extractor.relay.json_io import JsonLoadError, load_json, save_json
 from extractor.relay.parser import parse, parse_expr, parse_file
 from extractor.relay.printer import astext
 from extractor.relay.typeinfer import infer_types
@@ -135,10 +135,52 @@ def test_save_json_writes_the_objects_and_loads_back():
     var_nodes = [n for n in doc["nodes"] if n.get("type_key") == "relay.Var"]
     devices = {doc["nodes"][int(n["attrs"]["virtual_device_"])]["type_key"] for n in var_nodes}
     assert devices == {"VirtualDevice"}
-    back = load_json(json.dumps(doc))  # the loader reads no virtual devices (it skips them)
+    back = load_json(json.dumps(doc))
     assert isinstance(back, Module)
     assert [p.name_hint for p in back["main"].params] == ["a", "b", "c", "d"]
-    assert "{virtual_device=" not in astext(back)
+    assert_alpha_equal(back, mod)  # the devices are compared by content
+    # the load made its own section, numbered in the order it met the devices
+    assert _devices(back) == [("VirtualDevice", 0)] * 3 + [("VirtualDevice", 1),
+                                                          ("VirtualDevice", 0)]
+    out = astext(back)
+    assert "%d {virtual_device=meta[VirtualDevice][1]}: Tensor[(5, 7), float32]" in out
+    kinds = [n["type_key"] for n in _section(out)["nodes"]]
+    assert kinds.count("VirtualDevice") == 2 and "relay.Var" not in kinds  # only what it needs
+    again = parse(out)
+    assert_alpha_equal(again, mod)
+    assert astext(again) == out
+    assert_alpha_equal(load_json(save_json(back)), mod)
+
+
+def _var_device(doc: dict, name: str) -> dict:
+    """The VirtualDevice node of the relay.Var named name in a save_json document."""
+    nodes = doc["nodes"]
+    for n in nodes:
+        if n.get("type_key") == "relay.Var":
+            vid = nodes[int(n["attrs"]["vid"])]
+            if nodes[int(vid["attrs"]["name_hint"])].get("repr_str") == name:
+                return nodes[int(n["attrs"]["virtual_device_"])]
+    raise AssertionError(name)
+
+
+def test_an_unconstrained_virtual_device_loads_as_none():
+    """TVM's save_json gives every expression a VirtualDevice; the fully unconstrained one
+    (no device type, id, target or memory scope) is no device, as v0.19 prints it."""
+    doc = json.loads(save_json(parse_file(DEVICES)))
+    dev = _var_device(doc, "a")
+    dev["attrs"].update(device_type_int="-1", virtual_device_id="-1")
+    back = load_json(json.dumps(doc))
+    # %a, %b, %c and the function share that node; %d keeps its own device
+    assert _devices(back) == [None, None, None, ("VirtualDevice", 0), None]
+
+
+def test_a_virtual_device_reaching_an_unknown_object_is_refused():
+    doc = json.loads(save_json(parse_file(DEVICES)))
+    dev = _var_device(doc, "a")
+    doc["nodes"].append({"type_key": "SomethingElse", "attrs": {"x": "1"}})
+    dev["attrs"]["target"] = str(len(doc["nodes"]) - 1)
+    with pytest.raises(JsonLoadError, match=r"\(SomethingElse\): a virtual device refers to"):
+        load_json(json.dumps(doc))
 
 
 # ----------------------------------------------------------------------------------- spans

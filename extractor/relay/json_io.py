@@ -10,7 +10,8 @@ Op attributes are written as their `relay.attrs.*Attrs` node with every field, P
 (`int`, `bool`, `double`, `DataType`) as strings and the rest as `IntImm`, `FloatImm`,
 `runtime.String` or `Array` nodes; which int fields are POD the op registry declares (`pod_int`).
 Loading keeps only the fields the text printer would print, so `load_json` builds the same AST as
-parsing the printed text does.
+parsing the printed text does. Objects the project does not model (a var's or function's
+`VirtualDevice`, its `Target`) go both ways as `#[metadata]` objects (MetaRef), copied as they are.
 """
 
 from __future__ import annotations
@@ -549,8 +550,8 @@ _META_REF_FIELDS: dict[str, frozenset[str]] = {
 
 _REF, _OPT, _INT, _STR, _BOOL, _FLOAT, _ND = "ref", "opt", "int", "str", "bool", "float", "nd"
 
-# type_key -> the fields we read (field name, kind); other fields (span, virtual_device_, ...)
-# are ignored and never resolved.
+# type_key -> the fields we read (field name, kind); other fields (span, _checked_type_, ...)
+# are ignored and never resolved (a var's or function's virtual_device_ is read by device()).
 _SCHEMA: dict[str, tuple[tuple[str, str], ...]] = {
     "relay.Id": (("name_hint", _REF),),
     "relay.Var": (("vid", _REF), ("type_annotation", _OPT)),
@@ -627,6 +628,7 @@ class _Reader:
         self.source = source
         self.built: dict[int, Any] = {0: None}
         self.field_cache: dict[int, tuple[str, tuple[tuple[str, str], ...]]] = {}
+        self.devices: _DeviceTable | None = None
 
     def fail(self, i: int, msg: str) -> JsonLoadError:
         tk = self.type_key(i) if 0 <= i < len(self.nodes) else "?"
@@ -841,7 +843,7 @@ class _Reader:
         if tk == "relay.Var":
             vid = self.get(i, "vid", _Id)
             ann = self.get(i, "type_annotation", Type, optional=True)
-            return Var(vid.name, ann)
+            return Var(vid.name, ann, virtual_device=self.device(i))
         if tk == "GlobalVar":
             return GlobalVar(self.get(i, "name_hint", str))
         if tk == "relay.Constant":
@@ -878,7 +880,7 @@ class _Reader:
             return Function(self.seq(i, "params", Var), self.get(i, "body", Expr),
                             self.get(i, "ret_type", Type, optional=True),
                             self.seq(i, "type_params", TypeVar, optional=True),
-                            Attrs(attrs.items_))
+                            Attrs(attrs.items_), virtual_device=self.device(i))
         if tk == "relay.Match":
             return Match(self.get(i, "data", Expr), self.seq(i, "clauses", Clause),
                          self.pod_int(i, "complete") != 0)
@@ -936,6 +938,34 @@ class _Reader:
             return self.module(i)
         return self.op_attrs(i, tk, fields)
 
+    def device(self, i: int) -> MetaRef | None:
+        """Node i's `virtual_device_`, when it constrains anything (TVM gives every expression
+        the fully unconstrained one, which v0.19's printer omits), as `meta[VirtualDevice][k]`
+        of a metadata document this load makes (so it prints and saves as it came)."""
+        text = self.attr(i, "virtual_device_", False)
+        if text is None or text == "0":
+            return None
+        j = self.index(i, "virtual_device_", text)
+        if self.type_key(j) != "VirtualDevice":
+            raise self.fail(i, f"`virtual_device_` refers to a {self.type_key(j)}, not a "
+                               "VirtualDevice")
+        if self.unconstrained(j):
+            return None
+        if self.devices is None:
+            self.devices = _DeviceTable(self)
+        return self.devices.ref(j)
+
+    def unconstrained(self, j: int) -> bool:
+        """VirtualDeviceNode::IsFullyUnconstrained: no device type, id, target or scope."""
+        scope = self.attr(j, "memory_scope", False)
+        scope_text = ""
+        if scope not in (None, "0"):
+            k = self.index(j, "memory_scope", scope)  # type: ignore[arg-type]
+            scope_text = str(self.nodes[k].get("repr_str", ""))
+        return (self.attr(j, "device_type_int", False) in (None, "-1")
+                and self.attr(j, "virtual_device_id", False) in (None, "-1")
+                and self.attr(j, "target", False) in (None, "0") and scope_text == "")
+
     def op_attrs(self, i: int, tk: str, fields: tuple[tuple[str, str], ...]) -> Attrs:
         """An op attrs node, keeping only what the printer would print (as the parser sees it)."""
         values: dict[str, Any] = {}
@@ -978,6 +1008,66 @@ class _Reader:
                 raise self.fail(i, "`type_definitions` must map GlobalTypeVar to relay.TypeData")
             type_defs[name] = v
         return Module(functions, type_defs, self.source)
+
+
+# the objects a virtual device may reach whose fields are all plain (or, for containers, the
+# `data` entries): copied as they are
+_META_LEAVES = frozenset({"runtime.String", "IntImm", "FloatImm", "TargetKind", "Array", "Map"})
+
+
+class _DeviceTable:
+    """The `#[metadata]` document of one load's virtual devices: each device and what it
+    reaches copied out of the loaded graph (renumbered, pre-order), listed in one
+    `VirtualDevice` table, as a parsed section would hold them."""
+
+    def __init__(self, reader: _Reader) -> None:
+        self.reader = reader
+        nodes: list[dict[str, Any]] = [
+            {"type_key": ""}, {"type_key": "Map", "keys": ["VirtualDevice"], "data": [2]},
+            {"type_key": "Array", "data": []}]
+        self.source = MetaSource(nodes, [], {"VirtualDevice": 2}, 1)
+        self.copied: dict[int, int] = {0: 0}
+        self.refs: dict[int, MetaRef] = {}
+
+    def ref(self, j: int) -> MetaRef:
+        hit = self.refs.get(j)
+        if hit is None:
+            k = self.copy(j)
+            table = self.source.nodes[2]["data"]
+            table.append(k)
+            nodes = self.source.nodes
+            hit = MetaRef("VirtualDevice", len(table) - 1, dict(nodes[k].get("attrs", {})),
+                          meta_fingerprint(nodes, k), self.source, k)
+            self.refs[j] = hit
+        return hit
+
+    def copy(self, j: int) -> int:
+        """Node j of the loaded graph in the new document (a JsonLoadError for an object
+        whose fields aliaslog does not know, as it could not renumber them)."""
+        hit = self.copied.get(j)
+        if hit is not None:
+            return hit
+        r = self.reader
+        tk = r.type_key(j)
+        refs = _META_REF_FIELDS.get(tk)
+        if refs is None and tk not in _META_LEAVES:
+            raise r.fail(j, "a virtual device refers to this object, whose fields aliaslog "
+                            "does not know")
+        node = dict(r.nodes[j])
+        k = len(self.source.nodes)
+        self.copied[j] = k
+        self.source.nodes.append(node)
+        attrs = node.get("attrs")
+        if isinstance(attrs, dict):
+            node["attrs"] = {name: str(self.copy(r.index(j, name, v))) if name in (refs or ())
+                             and isinstance(v, str) and v != "0" else v
+                             for name, v in attrs.items()}
+        if tk in ("Array", "Map"):
+            data = node.get("data", [])
+            if not isinstance(data, list) or not all(isinstance(x, int) for x in data):
+                raise r.fail(j, "`data` is not a list of node indices")
+            node["data"] = [self.copy(r.index(j, "data", str(x))) for x in data]
+        return k
 
 
 class _Pairs(list):  # type: ignore[type-arg]
