@@ -43,7 +43,7 @@ from ..ast import (
 from ..errors import RelayTypeError
 from ..ops import RuleError, make_call
 from ..typeinfer import infer_types
-from .gradient import CHECKPOINT, GenSym, LetList, _first_free_index, grad_ret_type, gradient_rule
+from .ad_shared import CHECKPOINT, GenSym, LetList, first_free_index, grad_ret_type, gradient_rule
 
 __all__ = ["first_order_gradient", "first_order_gradient_module"]
 
@@ -300,7 +300,7 @@ def _run(mod: Module, names: list[str]) -> dict[str, Function]:
     for name in names:
         _check_features(mod.functions[name], f"@{name}")
     typed = infer_types(mod)
-    gensym = GenSym(_first_free_index(typed.module))
+    gensym = GenSym(first_free_index(typed.module))
     out: dict[str, Function] = {}
     try:
         for name in names:

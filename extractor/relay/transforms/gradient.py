@@ -12,7 +12,6 @@ See relay-notes §2 for the generated shape; deviations are noted where they hap
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -53,20 +52,20 @@ from ..ast import (
     type_str,
 )
 from ..errors import RelayTypeError
-from ..ops import GradRule, RuleError, lookup
+from ..ops import RuleError
 from ..typeinfer import infer_types
+from .ad_shared import (
+    CHECKPOINT,
+    GenSym,
+    LetList,
+    first_free_index,
+    grad_ret_type,
+    gradient_rule,
+    with_let_list,
+)
 
 BPT: Type = RefType(FuncType((), UNIT))
 """`ref(fn () -> ())`: the cell holding the current backpropagator."""
-
-CHECKPOINT = "annotation.checkpoint"
-
-
-def gradient_rule(name: str) -> GradRule | None:
-    """The gradient rule the op registry declares for operator `name`, or None."""
-    opdef = lookup(name)
-    return None if opdef is None else opdef.gradient
-
 
 # ----------------------------------------------------------------------------------------- types
 
@@ -87,53 +86,6 @@ def reverse_type(t: Type) -> Type:
     if isinstance(t, (TypeVar, IncompleteType)):
         return t
     raise TypeError(f"unknown type {type_str(t)}")
-
-
-def grad_ret_type(param_types: list[Type], ret: Type) -> Type:
-    """GradRetType: `(orig_ret, (T0, ..., Tn))`."""
-    return TupleType((ret, TupleType(tuple(param_types))))
-
-
-# ------------------------------------------------------------------------------ let list, gensym
-
-
-class GenSym:
-    """Fresh `x_N` vars from one counter, as TVM's Var::GenSym (which is process-global)."""
-
-    def __init__(self, start: int = 0) -> None:
-        self.n = start
-
-    def __call__(self, ty: Type | None = None) -> Var:
-        v = Var(f"x_{self.n}", ty)
-        self.n += 1
-        return v
-
-
-class LetList:
-    """Ordered bindings turned into a nested let around a body (TVM's LetList)."""
-
-    def __init__(self, gensym: GenSym) -> None:
-        self.gensym = gensym
-        self.bindings: list[tuple[Var, Expr]] = []
-
-    def push(self, value: Expr, ty: Type | None = None, var: Var | None = None) -> Var:
-        """Bind value to var (a fresh `x_N` by default) and return the var."""
-        v = var if var is not None else self.gensym(ty)
-        self.bindings.append((v, value))
-        return v
-
-    def get(self, body: Expr) -> Expr:
-        """The let chain ending in body, built without recursion."""
-        out = body
-        for v, val in reversed(self.bindings):
-            out = Let(v, val, out)
-        return out
-
-
-def with_let_list(gensym: GenSym, build: Callable[[LetList], Expr]) -> Expr:
-    """LetList::With: run build with a fresh list and wrap its result in the bindings."""
-    ll = LetList(gensym)
-    return ll.get(build(ll))
 
 
 def _field(e: Expr, i: int) -> Expr:
@@ -565,20 +517,6 @@ def _check_syntax(fn: Function, what: str) -> None:
 
 # ------------------------------------------------------------------------------------------ API
 
-_XN = re.compile(r"x_(\d+)$")
-
-
-def _first_free_index(mod: Module) -> int:
-    top = -1
-    for fn in mod.functions.values():
-        for n in post_order(fn):
-            if isinstance(n, Var):
-                m = _XN.match(n.name_hint)
-                if m:
-                    top = max(top, int(m.group(1)))
-    return top + 1
-
-
 @gc_paused()
 def gradient(
     func: Function | GlobalVar, mod: Module | None = None, mode: str = "higher_order"
@@ -659,7 +597,7 @@ def gradient(
 def _gradient(tfn: Function, typed: object, base: Module) -> tuple[Function, dict[str, Function]]:
     typed_mod: Module = typed.module  # type: ignore[attr-defined]
     type_of: Callable[[Expr], Type] = typed.type_of  # type: ignore[attr-defined]
-    gensym = GenSym(_first_free_index(typed_mod))
+    gensym = GenSym(first_free_index(typed_mod))
     ctx = _Ctx(type_of, dict(typed_mod.functions), gensym, set(base.functions))
     ret_t = tfn.ret_type if tfn.ret_type is not None else type_of(tfn.body)
     param_ts = [p.type_annotation or type_of(p) for p in tfn.params]
