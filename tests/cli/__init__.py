@@ -1,1 +1,2 @@
-"""Tests of the tool as a user meets it: the CLI, mistakes at the command line, the layout."""
+"""Tests of the tool as a user meets it: the CLI, mistakes at the command line, the
+layout, and the README's console examples run as printed."""

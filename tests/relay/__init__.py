@@ -1,3 +1,4 @@
-"""Tests of the Relay language (extractor/relay): parser, parse errors, printer, JSON, alpha
-equality, round trips, type inference, interpreter, gradient (conv/pool too), training step,
-TVM's two baseline DCEs, the passes' memory guards, and TVM v0.19's own Relay tests."""
+"""Tests of the Relay language (extractor/relay): parser, parse errors, printer, text fidelity,
+JSON, alpha equality, round trips, type inference, interpreter, gradient (conv/pool too) and
+first-order gradient, training step, TVM's two baseline DCEs, the passes' memory guards, and
+TVM v0.19's own Relay tests."""
