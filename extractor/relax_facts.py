@@ -23,6 +23,8 @@ from .facts import FactSet
 DEFAULT_RELAX_EFFECTS = Path(__file__).with_name("relax_effects.tsv")
 DEFAULT_TIR_EFFECTS = Path(__file__).with_name("tir_packed_effects.tsv")
 
+# Packed functions LegalizeOps calls in place of an op: the same call, for comparing passes.
+LEGALIZED_FROM = {"relax.run.print": "relax.print", "relax.run.assert_op": "relax.assert_op"}
 # Builtin-call ops: args[0] is the real callee, args[1] a tuple of the real arguments.
 TUPLE_ARG_CALLS = frozenset({"relax.call_tir", "relax.call_tir_inplace", "relax.call_dps_packed",
                              "relax.call_tir_with_grad"})
@@ -522,7 +524,7 @@ class _RelaxExtractor:
             return
         cname = str(callee.name_hint) if isinstance(callee, tvm.ir.GlobalVar) else name
         self.op_call(n, "op", name, "none")
-        self.ids.callee_name[n] = f"{name}(@{cname})"
+        self.ids.callee_name[n] = f"@{cname}"  # what CallTIRRewrite calls directly
         pf = self.mod[callee] if isinstance(callee, tvm.ir.GlobalVar) else None
         written: list[int] = []
         if isinstance(pf, tirx.PrimFunc):
@@ -566,6 +568,7 @@ class _RelaxExtractor:
     def extern_call(self, c: relax.Call, n: str, name: str, arg_ids: list[str]) -> None:
         """call_packed: effects from the table; TVM knows it is impure, so its writes are DPS."""
         self.op_call(n, "extern", name, "unknown")
+        self.ids.callee_name[n] = LEGALIZED_FROM.get(name, name)
         self.packed_call(c, n, name, arg_ids, [], "dps")
 
     def packed_call(self, c: relax.Call, n: str, name: str, arg_ids: list[str],
