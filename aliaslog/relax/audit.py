@@ -224,7 +224,7 @@ class AuditInstrument:
         step = None
         if frame is not None and (leaf or changed):
             step = self._step(frame, changed)
-        elif not first:  # code between two passes changed the module
+        elif frame is None and not first:  # code between two passes changed the module
             step = PassStep(len(self.steps) + 1, OUTSIDE, self._ordinal, changed=changed)
         if step is not None:
             self.steps.append(step)
