@@ -181,7 +181,7 @@ def run_task(task: Task, time_limit: float) -> list[Row]:
         if command == "check" and status in (0, 1):
             with contextlib.suppress(ValueError):
                 doc = json.loads(out.getvalue())
-                findings = [r.splitlines()[0] for r in doc["reports"]]
+                findings = [f["text"].splitlines()[0] for f in doc["findings"]]
                 unchecked = [f"{p}: {why}" for p, why in doc["points"].items()
                              if why != "checked"]
         message = next((ln for ln in err.getvalue().splitlines() if ln.strip()), "")

@@ -27,13 +27,15 @@ HERE = Path(__file__).resolve().parent
 
 def audit_variant(seed: int, variant: str) -> dict[str, Any]:
     """One variant of one seed: its findings, each with the pass and the VM's verdict."""
+    from aliaslog.options import EngineOptions
     from aliaslog.relax import audit_module
     from aliaslog.relax.confirm import confirm_report, fresh_constants
 
+    EMBEDDED = EngineOptions("embedded")
     rm.register_packed()
     mod = load(rm.render(rm.generate(seed)))
     given = fresh_constants(mod)
-    report = audit_module(mod, VARIANTS[variant], engine="embedded", op_effects=[str(EFFECTS)])
+    report = audit_module(mod, VARIANTS[variant], engine=EMBEDDED, op_effects=[str(EFFECTS)])
     confirm_report(report, given, seed)
     safe = not any(f.severity == "error" and f.pass_index == 0 for f in report.findings)
     return {"failed": report.failed is not None, "safe_as_written": safe,

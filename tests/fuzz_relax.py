@@ -43,11 +43,14 @@ from typing import Any
 
 import numpy as np
 
+from aliaslog.options import EngineOptions
+
 from . import randmod_relax as rm
 
 HERE = Path(__file__).resolve().parent
 EFFECTS = HERE / "data" / "relax" / "fuzz_packed_effects.tsv"
 REGRESSIONS = HERE / "data" / "relax" / "regressions"
+EMBEDDED = EngineOptions("embedded")
 
 
 VARIANTS: dict[str, tuple[str, ...]] = {  # relax.transform passes, in order
@@ -171,7 +174,7 @@ def _judge_modules(checked: list[Any], spec: dict[str, Any], seed: int,
     found = []
     try:
         for m in checked:
-            found += check_module(m, engine="embedded", op_effects=[str(EFFECTS)]).violations
+            found += check_module(m, engine=EMBEDDED, op_effects=[str(EFFECTS)]).violations
     except Exception as exc:  # noqa: BLE001 - aliaslog failing is what the fuzzer looks for
         return Verdict("internal", detail=_first_line(exc))
     errors = sorted({v.kind for v in found if v.severity == "error"})

@@ -16,13 +16,15 @@ from tvm import relax  # noqa: E402
 from aliaslog.batch.report import render  # noqa: E402
 from aliaslog.batch.runner import run_batch  # noqa: E402
 from aliaslog.cli import main  # noqa: E402
+from aliaslog.options import EngineOptions  # noqa: E402
 from aliaslog.relax import AuditInstrument, audit_module  # noqa: E402
 from aliaslog.relax.confirm import confirm_report, fresh_constants  # noqa: E402
-from extractor.relax_load import load_module  # noqa: E402
+from extractor.relax_load import load_relax_module  # noqa: E402
 
 from .relax_cases import CASES, CASES_BY_ID, RelaxCase, load_case  # noqa: E402
 
 DATA = Path(__file__).parent / "data" / "relax"
+EMBEDDED = EngineOptions("embedded")
 CASE06 = DATA / "cases" / "case06_build_inplace_on_view.py"
 CASE15 = DATA / "cases" / "case15_inplace_pass_writes_bound_constant.py"
 PIPELINE_CASES = [c for c in CASES if c.guilty is not None]
@@ -35,7 +37,7 @@ def errors(report) -> list:
 
 @pytest.mark.parametrize("case", PIPELINE_CASES, ids=lambda c: f"case{c.case_id}")
 def test_every_pipeline_case_names_the_pass_that_broke_it(case: RelaxCase):
-    report = audit_module(load_case(case)[case.module], case.audit_passes, engine="embedded")
+    report = audit_module(load_case(case)[case.module], case.audit_passes, engine=EMBEDDED)
     named = {f.introduced_by for f in errors(report) if f.check == case.klass}
     assert case.guilty in named, [f.describe() for f in report.findings]
     first = min(f.pass_index for f in errors(report))
@@ -50,7 +52,7 @@ def test_every_pipeline_case_names_the_pass_that_broke_it(case: RelaxCase):
 def test_clean_look_alikes_audit_clean(case: RelaxCase):
     mods = load_case(case)
     for clean in case.cleans:
-        report = audit_module(mods[clean.module], case.audit_passes, engine="embedded")
+        report = audit_module(mods[clean.module], case.audit_passes, engine=EMBEDDED)
         assert errors(report) == [], clean.module
         assert report.failed is None and not any(s.error for s in report.steps)
 
@@ -60,7 +62,7 @@ def test_confirm_reproduces_each_miscompilation_on_the_vm(case_id: str):
     case = CASES_BY_ID[case_id]
     mod = load_case(case)[case.module]
     given = fresh_constants(mod)
-    report = audit_module(mod, case.audit_passes, engine="embedded")
+    report = audit_module(mod, case.audit_passes, engine=EMBEDDED)
     confirm_report(report, given)
     guilty = next(f for f in errors(report) if f.introduced_by == case.guilty)
     verdict = report.confirmations[guilty.ordinal]
@@ -70,15 +72,15 @@ def test_confirm_reproduces_each_miscompilation_on_the_vm(case_id: str):
 def test_confirm_on_a_finding_in_the_module_as_given_has_no_pass_to_leave_out():
     case = CASES_BY_ID["02b"]
     mod = load_case(case)[case.module]
-    report = audit_module(mod, (), engine="embedded")
+    report = audit_module(mod, (), engine=EMBEDDED)
     confirm_report(report, fresh_constants(mod))
     assert {c.status for c in report.confirmations.values()} == {"inconclusive"}
 
 
 def test_the_instrument_audits_a_users_own_relax_build():
-    inst = AuditInstrument(engine="embedded")
+    inst = AuditInstrument(engine=EMBEDDED)
     with tvm.transform.PassContext(instruments=[inst]):
-        relax.build(load_module(CASE06, "BeforeAstype"), "llvm")
+        relax.build(load_relax_module(CASE06, "BeforeAstype"), "llvm")
     assert [(f.check, f.introduced_by) for f in inst.findings] == [
         ("inplace-live", "RewriteDataflowReshape")]
     names = [s.name for s in inst.steps]
@@ -87,10 +89,10 @@ def test_the_instrument_audits_a_users_own_relax_build():
 
 
 def test_the_instrument_audits_a_users_sequential():
-    inst = AuditInstrument(engine="embedded")
+    inst = AuditInstrument(engine=EMBEDDED)
     seq = tvm.transform.Sequential([relax.transform.DataflowUseInplaceCalls()])
     with tvm.transform.PassContext(instruments=[inst]):
-        seq(load_module(CASE15, "Before"))
+        seq(load_relax_module(CASE15, "Before"))
     # TVM's own name for DataflowUseInplaceCalls; the command line names it as given
     assert {(f.check, f.introduced_by) for f in errors(inst)} == {
         ("inplace-const", "DataflowInsertInPlaceCalls")}
@@ -98,7 +100,7 @@ def test_the_instrument_audits_a_users_sequential():
 
 @pytest.mark.parametrize("name", ["resnet", "vit"])
 def test_fixture_models_audit_clean_through_the_default_pipeline(name: str):
-    report = audit_module(load_module(DATA / f"{name}.py"), engine="embedded")
+    report = audit_module(load_relax_module(DATA / f"{name}.py"), engine=EMBEDDED)
     assert report.failed is None
     assert errors(report) == [] and not any(s.error for s in report.steps)
     assert sum(s.changed for s in report.steps) >= 8  # the pipeline really ran

@@ -181,17 +181,15 @@ def _relax(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, A
     with stage("startup"):  # importing tvm dominates small models; keep it out of "load"
         from tvm import relax
 
-        from extractor.relax_load import load_module
+        from extractor.relax_load import load_relax_module
 
         from ..relax.analysis import analyze_relax
-        from ..relax.dce_pass import remove_bindings
+        from ..relax.dce_pass import remove_relax_bindings
     began()
     with stage("load"):
-        mod = load_module(task.path)
+        mod = load_relax_module(task.path)
     point = "input" if task.path.endswith(".lowered.py") else task.relax_point
-    engine = task.engine_options()
-    res = analyze_relax(mod, point=point, engine=engine.engine, timeout=engine.time_limit,
-                        compiled=engine.compiled)
+    res = analyze_relax(mod, point=point, engine=task.engine_options())
     stage.add(res.timings)
 
     def in_seq(seq: Any) -> int:
@@ -211,12 +209,12 @@ def _relax(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, A
     with stage("dce"):
         at = res.module
         before = bindings(at)
-        ours = before - bindings(remove_bindings(at, set(res.removable())))
+        ours = before - bindings(remove_relax_bindings(at, set(res.removable())))
         tvm = before - bindings(relax.transform.DeadCodeElimination()(at))
     row = _analysed(res, ours, tvm, "relax.transform.DeadCodeElimination")
     if task.audit and not task.path.endswith(".lowered.py"):
         with stage("audit"):
-            row["audit"] = _audit(mod, engine)
+            row["audit"] = _audit(mod, task.engine_options())
         if row["audit"]["analysis_errors"]:
             row.update(status="error", error="aliaslog could not analyse the module after "
                        + row["audit"]["analysis_errors"][0])
@@ -227,8 +225,7 @@ def _audit(mod: Any, engine: EngineOptions) -> dict[str, Any]:
     """The row's `audit`: each pass of the default llvm pipeline and what it introduced."""
     from ..relax.audit import audit_module
 
-    report = audit_module(mod, (), "default", "llvm", engine=engine.engine,
-                          timeout=engine.time_limit, compiled=engine.compiled)
+    report = audit_module(mod, (), "default", "llvm", engine=engine)
     return {"passes": [{"name": s.name, "changed": s.changed, "findings": s.findings}
                        for s in report.steps],
             "findings": [{"check": f.check, "severity": f.severity,

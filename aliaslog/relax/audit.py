@@ -54,7 +54,7 @@ class AuditFinding:
     ordinal: int  # of the introducing pass, 0 for the input (see PassStep.ordinal)
     within: tuple[str, ...]
     leaf: str
-    bindings: list[dict[str, Any]]
+    prior: tuple[Place | None, ...]  # see _prior
     scripts: tuple[str, str] = ("", "")  # the module's TVMScript before and after the pass
 
     @property
@@ -72,17 +72,14 @@ class AuditFinding:
         return f"{self.finding.describe()}\n  introduced by {where}"
 
     def as_json(self) -> dict[str, Any]:
-        return {"check": self.check, "severity": self.severity,
-                "introduced_by": self.introduced_by, "pass_index": self.pass_index,
-                "within": list(self.within), "leaf": self.leaf, "bindings": self.bindings,
-                "description": self.finding.describe()}
-
-
-def _place_json(p: Place | None) -> dict[str, Any] | None:
-    if p is None:
-        return None
-    return {"function": p.function, "name": p.name, "line": p.line, "source": p.source,
-            "text": p.text}
+        """`check --json`'s finding, plus the pass and, for each binding after the pass, the
+        same binding before it (`before`, None when the pass made it)."""
+        out: dict[str, Any] = dict(self.finding.as_json())
+        for b, p in zip(out["bindings"], self.prior, strict=False):
+            b["before"] = None if p is None else p.as_json(b["role"])
+        out.update(introduced_by=self.introduced_by, pass_index=self.pass_index,
+                   within=list(self.within), leaf=self.leaf)
+        return out
 
 
 def _by_name(res: RelaxResult | None) -> dict[tuple[str, str], Place]:
@@ -96,20 +93,13 @@ def _by_name(res: RelaxResult | None) -> dict[tuple[str, str], Place]:
     return out
 
 
-def _bindings(f: Violation | EffectChange, before: RelaxResult | None) -> list[dict[str, Any]]:
-    """The bindings a finding involves, after the pass and (same function and name) before."""
+def _prior(f: Violation | EffectChange, before: RelaxResult | None) -> tuple[Place | None, ...]:
+    """For each binding of a violation (site, value), the binding of the same function and
+    name in the module before the pass; an effect change names its own before and after."""
     if isinstance(f, EffectChange):
-        return [{"role": "call", "function": f.function, "name": f.before.name,
-                 "before": _place_json(f.before), "after": _place_json(f.after)}]
+        return ()
     names = _by_name(before)
-    out = []
-    for role, p in (("site", f.site), ("value", f.var)):
-        if p is None:
-            continue
-        prior = names.get((p.function, p.name))
-        out.append({"role": role, "function": p.function, "name": p.name,
-                    "before": _place_json(prior), "after": _place_json(p)})
-    return out
+    return tuple(names.get((p.function, p.name)) for p in (f.site, f.var) if p is not None)
 
 
 def _new_violations(prev: list[Violation], now: list[Violation]) -> list[Violation]:
@@ -253,7 +243,7 @@ class AuditInstrument:
             self.findings.append(AuditFinding(
                 f, step.name if step else INPUT, step.index if step else 0,
                 step.ordinal if step else 0, step.within if step else (),
-                step.leaf if step else "", _bindings(f, prev_res), scripts))
+                step.leaf if step else "", _prior(f, prev_res), scripts))
         if step is not None:
             step.findings = len(new)
         self._mod, self._res, self._violations = mod, res, now

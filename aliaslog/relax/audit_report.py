@@ -34,8 +34,14 @@ def _excerpt(script: str, lines: set[int], context: int = 3) -> str:
 
 
 def _lines(f: AuditFinding, side: str) -> set[int]:
-    return {b[side]["line"] for b in f.bindings
-            if b.get(side) and b[side]["source"] == "script" and b[side]["line"]}
+    """Script lines of the finding's bindings in the module before or after its pass."""
+    j = f.as_json()["bindings"]
+    places = ([b.get("before") for b in j] if side == "before" else j)
+    if side == "before" and not f.prior:  # an effect change: roles are before / after
+        places = [b for b in j if b["role"] == "before"]
+    elif side == "after" and not f.prior:
+        places = [b for b in j if b["role"] == "after"]
+    return {p["line"] for p in places if p and p["source"] == "script" and p["line"]}
 
 
 def _finding(f: AuditFinding, report: AuditReport) -> str:
