@@ -151,6 +151,12 @@ def test_cli_audit_bad_input_is_a_clear_error(argv, message, capsys, tmp_path):
     assert not html.exists()
 
 
+def test_cli_audit_refuses_an_ill_formed_module(capsys):
+    assert main(["audit", str(DATA / "ill_formed" / "free_var.py")]) == 2
+    err = capsys.readouterr().err
+    assert "not well-formed" in err and "Traceback" not in err
+
+
 def test_batch_audit_gets_a_per_pass_table(tmp_path):
     res = run_batch([str(DATA / "resnet.py")], tmp_path / "out",
                     task_options={"audit": True}, workers=1, progress=False)

@@ -34,7 +34,7 @@ OUTSIDE = "(outside any pass)"  # the module changed between two passes
 class PassStep:
     """One pass the instrument saw change, or leave alone, a module with Relax functions."""
 
-    index: int  # 1-based, in the order the passes ran; 0 is the module as given
+    index: int  # 1-based, in the order the passes ran (a finding's pass_index 0: as given)
     name: str  # the pass as its user knows it: the outermost one that is not a pipeline
     ordinal: int  # which PassContext pass invocation `name` was (the skip hook counts the same)
     within: tuple[str, ...] = ()  # the pipelines and Sequentials around it, outermost first
@@ -123,11 +123,14 @@ def _new_violations(prev: list[Violation], now: list[Violation]) -> list[Violati
 
 
 def has_relax(mod: tvm.IRModule) -> bool:
+    """The module has a Relax function (not only the TIR relax.build compiles at the end)."""
     return any(isinstance(f, relax.Function) for f in mod.functions.values())
 
 
 @dataclass
 class _Frame:
+    """A pass that is running: its name and which invocation of the context it is."""
+
     name: str
     ordinal: int
     nested: bool = False  # another pass ran inside this one
@@ -231,8 +234,9 @@ class AuditInstrument:
             if prev_res is not None:
                 new += effect_changes(prev_res, res)
         except Exception as exc:  # noqa: BLE001 - reported on the step, never breaks a build
-            if step is not None:
-                step.error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0]}"[:300]
+            if step is None:
+                raise  # the module as given: the user's input (ill-formed, say) is refused
+            step.error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0]}"[:300]
             return
         finally:
             self._busy = False
