@@ -72,10 +72,15 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
                 per_pass.items(), key=lambda kv: -kv[1]["findings"])}}
 
 
-def _children(seeds: list[int], variants: list[str], timeout: float) -> list[dict[str, Any]]:
+def _children(seeds: list[int], variants: list[str], timeout: float,
+              out: Path | None) -> list[dict[str, Any]]:
     """Each seed in a child that prints a line per variant; a variant that kills its child is
-    recorded as crashed and the child restarted on the variants after it."""
+    recorded as crashed and the child restarted on the variants after it. Rows are appended
+    to out/rows.jsonl as seeds finish (a long campaign can be read while it runs)."""
     rows = []
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "rows.jsonl").write_text("")
     for seed in seeds:
         row: dict[str, Any] = {"seed": seed, "variants": {}}
         left = list(variants)
@@ -85,11 +90,11 @@ def _children(seeds: list[int], variants: list[str], timeout: float) -> list[dic
             try:
                 done = subprocess.run(cmd, cwd=HERE.parent, capture_output=True, text=True,
                                       timeout=timeout)
-                out, code = done.stdout, done.returncode
+                printed, code = done.stdout, done.returncode
             except subprocess.TimeoutExpired as exc:
-                out, code = exc.stdout or "", "timeout"
-                out = out.decode() if isinstance(out, bytes) else out
-            for line in out.splitlines():
+                printed, code = exc.stdout or "", "timeout"
+                printed = printed.decode() if isinstance(printed, bytes) else printed
+            for line in printed.splitlines():
                 if line.startswith('{"variant"'):
                     msg = json.loads(line)
                     row["variants"][msg["variant"]] = msg["result"]
@@ -99,7 +104,10 @@ def _children(seeds: list[int], variants: list[str], timeout: float) -> list[dic
             elif left:
                 break
         rows.append(row)
-        print(f"seed {seed} done", file=sys.stderr)
+        if out is not None:
+            with (out / "rows.jsonl").open("a") as f:
+                f.write(json.dumps(row) + "\n")
+        print(f"seed {seed} done", file=sys.stderr, flush=True)
     return rows
 
 
@@ -122,12 +130,11 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps({"variant": v, "result": result}), flush=True)
         return 0
     t0 = time.time()
-    rows = _children(list(range(args.start, args.start + args.n)), variants, args.timeout)
+    rows = _children(list(range(args.start, args.start + args.n)), variants, args.timeout,
+                     args.out)
     summary = summarize(rows)
     summary["seconds"] = round(time.time() - t0, 1)
     if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
         (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(json.dumps(summary, indent=2))
     return 0
