@@ -557,13 +557,14 @@ def test_matmul_batch_matmul() -> None:
 def test_checkpoint_and_memory_ops() -> None:
     assert op_type("annotation.checkpoint", T(3)) == T(3)
     assert op_type("annotation.checkpoint", TupleType((T(3), F32))) == TupleType((T(3), F32))
-    assert op_type("memory.alloc_storage", T(dtype="int64"), T(dtype="int64")) == TypeCall(
-        "Storage")
+    assert op_type("memory.alloc_storage", T(dtype="int64"), T(2, dtype="int64"),
+                   T(dtype="int64")) == TypeCall("Storage")
     storage = TypeCall("Storage")
+    shape = const(np.array([2, 3], dtype="int64"))
     assert op_type("memory.alloc_tensor", storage, T(dtype="int64"), T(2, dtype="int64"),
-                   const_shape=(2, 3), dtype="float32") == T(2, 3)
+                   const_shape=shape, dtype="float32") == T(2, 3)
     assert op_type("memory.alloc_tensor", storage, T(dtype="int64"), T(2, dtype="int64"),
-                   dtype="float32") == T(None, None)
+                   assert_shape=(4, 5), dtype="float32") == T(4, 5)
     assert op_type("memory.kill", T(2, 3)) == UNIT
 
 

@@ -17,6 +17,10 @@ from .grad import RuleError
 from .kernel import np_dtype
 from .registry import (
     ATTRS_TYPES,
+    GRAD_EXTENSION,
+    GRAD_ORIGINS,
+    GRAD_V019,
+    GRAD_V019_VARIANT,
     NO_DEFAULT,
     OPS,
     AttrField,
@@ -36,8 +40,9 @@ from .registry import (
 from .relation import ArgMismatch, Defer, RelError, Result, broadcast_shapes
 
 __all__ = [
-    "ATTRS_TYPES", "NO_DEFAULT", "OPS", "ArgMismatch", "AttrField", "Defer", "GradRule", "OpAttrs",
-    "OpDef", "OpError", "RelError", "Result", "RuleError", "attr", "attr_norm", "broadcast_shapes",
+    "ATTRS_TYPES", "GRAD_EXTENSION", "GRAD_ORIGINS", "GRAD_V019", "GRAD_V019_VARIANT",
+    "NO_DEFAULT", "OPS", "ArgMismatch", "AttrField", "Defer", "GradRule", "OpAttrs", "OpDef",
+    "OpError", "RelError", "Result", "RuleError", "attr", "attr_norm", "broadcast_shapes",
     "closest", "effective_call_attrs", "lookup", "make_call", "np_dtype", "printed_call_attrs",
     "register",
 ]

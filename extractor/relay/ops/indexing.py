@@ -27,7 +27,7 @@ from ..ast import (
 from . import kernel as K
 from . import relation as R
 from .grad import RuleError, attrs_of, dtype, mul, rsum, shape, type_of, zeros_like
-from .registry import F, OpAttrs, OpDef, OpError, attr, register
+from .registry import GRAD_V019_VARIANT, F, OpAttrs, OpDef, OpError, attr, register
 from .registry import make_call as op
 from .relation import ArgMismatch, Dim, RelError
 
@@ -110,7 +110,8 @@ def _take_grad(orig: Call, g: Expr) -> list[Expr]:
 
 register(OpDef("take", 2, "relay.attrs.TakeAttrs",
                (F("batch_dims", 0), F("axis", None), F("mode", "clip")),
-               relation=_take_type, kernel=_take_kernel, gradient=_take_grad))
+               relation=_take_type, kernel=_take_kernel, gradient=_take_grad,
+               grad_origin=GRAD_V019_VARIANT))
 
 
 def _tuple_arg(v: Any) -> list[np.ndarray]:
