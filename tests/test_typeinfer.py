@@ -548,10 +548,11 @@ def test_matmul_batch_matmul() -> None:
     assert op_type("nn.matmul", T(5, 10), T(20, 10), transpose_b=True) == T(5, 20)
     assert op_type("nn.matmul", T(10, 5), T(10, 20), transpose_a=True) == T(5, 20)
     assert "argument 1 of nn.matmul" in op_error("nn.matmul", T(5, 10), T(11, 20))
-    assert op_type("nn.batch_matmul", T(2, 3, 4), T(2, 5, 4)) == T(2, 3, 5)
-    assert op_type("nn.batch_matmul", T(1, 3, 4), T(2, 4, 5), transpose_b=False) == T(2, 3, 5)
+    # BatchMatmulAttrs' transpose_b defaults to false in v0.19 (the Python API passes True)
+    assert op_type("nn.batch_matmul", T(2, 3, 4), T(2, 5, 4), transpose_b=True) == T(2, 3, 5)
+    assert op_type("nn.batch_matmul", T(1, 3, 4), T(2, 4, 5)) == T(2, 3, 5)
     assert "argument 1 of nn.batch_matmul" in op_error("nn.batch_matmul", T(2, 3, 4),
-                                                       T(2, 5, 3))
+                                                       T(2, 5, 3), transpose_b=True)
 
 
 def test_checkpoint_and_memory_ops() -> None:

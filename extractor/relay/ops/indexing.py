@@ -358,8 +358,11 @@ def _strided_slice_grad(orig: Call, g: Expr) -> list[Expr]:
     return [out]
 
 
+# StridedSliceAttrs: begin, end, strides, slice_mode, axes; only slice_mode has a default, so
+# `strides=[1], axes=None` print (transform.h)
 register(OpDef("strided_slice", 1, "relay.attrs.StridedSliceAttrs",
-               (F("begin"), F("end"), F("strides", None), F("axes", None), F("slice_mode", "end")),
+               (F("begin"), F("end"), F("strides", nullable=True), F("slice_mode", "end"),
+                F("axes", nullable=True)),
                relation=_strided_slice_type, kernel=_strided_slice_kernel,
                gradient=_strided_slice_grad))
 
@@ -396,5 +399,5 @@ def _one_hot_grad(orig: Call, g: Expr) -> list[Expr]:
 
 
 register(OpDef("one_hot", 3, "relay.attrs.OneHotAttrs",
-               (F("depth", pod_int=True), F("axis", -1, pod_int=True), F("dtype")),
+               (F("depth", 1, pod_int=True), F("axis", -1, pod_int=True), F("dtype", "")),
                relation=_one_hot_type, kernel=_one_hot_kernel, gradient=_one_hot_grad))

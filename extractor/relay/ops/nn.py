@@ -120,18 +120,19 @@ def _matmul_grad(orig: Call, g: Expr) -> list[Expr]:
     if ta:
         return [csl(matmul(b, g, transpose_b=True), a), csl(matmul(a, g), b)]
     if tb:
-        return [csl(matmul(g, b), a), csl(matmul(g, a, transpose_a=True), b)]
+        return _dense_grad(orig, g)  # v0.19 keeps nn.dense for the (False, True) case
     return [csl(matmul(g, b, transpose_b=True), a), csl(matmul(a, g, transpose_a=True), b)]
 
 
+# MatmulAttrs: `units` has no default (always printed), nn.h
 register(OpDef("nn.matmul", 2, "relay.attrs.MatmulAttrs",
-               (F("units", None), F("out_dtype", ""), F("transpose_a", False),
+               (F("units", nullable=True), F("out_dtype", ""), F("transpose_a", False),
                 F("transpose_b", False)),
                relation=_matmul_type, kernel=_matmul_kernel, gradient=_matmul_grad))
 
 
 def _batch_matmul_type(args: Sequence[Type], attrs: OpAttrs) -> Type:
-    """x (B, M, K) x y (B, N, K) (transpose_b, the default) -> (B, M, N); B broadcasts from 1."""
+    """x (B, M, K) x y (B, K, N) [(B, N, K) with transpose_b] -> (B, M, N); B broadcasts."""
     x, y = R.tensor(args, 0), R.tensor(args, 1)
     for i, t in ((0, x), (1, y)):
         if len(t.shape) != 3:
@@ -182,8 +183,10 @@ def _batch_matmul_grad(orig: Call, g: Expr) -> list[Expr]:
     return [csl(_bmm(g, rhs, False, True), lhs), csl(_bmm(lhs, g, True, False), rhs)]
 
 
+# BatchMatmulAttrs declares transpose_b = false (nn.h); the Python API passes True, which
+# therefore prints
 register(OpDef("nn.batch_matmul", 2, "relay.attrs.BatchMatmulAttrs",
-               (F("out_dtype", ""), F("transpose_a", False), F("transpose_b", True)),
+               (F("out_dtype", ""), F("transpose_a", False), F("transpose_b", False)),
                relation=_batch_matmul_type, kernel=_batch_matmul_kernel,
                gradient=_batch_matmul_grad))
 

@@ -152,8 +152,10 @@ def _argmax_kernel(args: list[Any], attrs: Attrs) -> Any:
     return np.asarray(idx, dtype=np.int32)
 
 
+# ArgReduceAttrs declares select_last_index before exclude (reduce.h)
 register(OpDef("argmax", 1, "relay.attrs.ArgReduceAttrs",
-               (*_REDUCE_FIELDS, F("select_last_index", False)),
+               (F("axis", None), F("keepdims", False), F("select_last_index", False),
+                F("exclude", False)),
                relation=_reduce_type("int32"), kernel=_argmax_kernel))
 
 

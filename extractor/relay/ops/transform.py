@@ -362,14 +362,16 @@ def _shape_of_type(args: Sequence[Type], attrs: OpAttrs) -> Type:
 
 def _shape_of_kernel(args: list[Any], attrs: Attrs) -> Any:
     x = K.tensor(args[0])
-    return np.array(x.shape, dtype=K.np_dtype(attr(attrs, "shape_of", "dtype")))
+    return np.array(x.shape, dtype=K.np_dtype(attr(attrs, "shape_of", "dtype") or "int32"))
 
 
 def _shape_of_grad(orig: Call, g: Expr) -> list[Expr]:
     return [zeros_like(orig.args[0])]
 
 
-register(OpDef("shape_of", 1, "relay.attrs.ShapeOfAttrs", (F("dtype", "int32"),),
+# ShapeOfAttrs' dtype defaults to null (transform.h), so `dtype="int32"` prints; a call
+# without one is read as int32, what the Python API passes
+register(OpDef("shape_of", 1, "relay.attrs.ShapeOfAttrs", (F("dtype", ""),),
                relation=_shape_of_type, kernel=_shape_of_kernel, gradient=_shape_of_grad))
 
 
