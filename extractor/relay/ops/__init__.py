@@ -5,14 +5,26 @@ defaults), type relation, numpy kernel, gradient rule, statefulness and effect; 
 `OPS`; and how a call's attributes are read (defaults filled in) and normalised for printing,
 save_json and comparison. `relation`, `kernel` and `grad` hold what type relations, kernels
 and gradient rules share. The operators are declared by family, each with its pieces next to
-it: `elementwise`, `reductions`, `nn`, `conv`, `pooling`, `transform`, `indexing`, `memory`.
+it: `elementwise`, `reductions`, `nn`, `conv`, `pooling`, `image`, `transform`, `indexing`,
+`algorithm`, `memory`.
 
 Adding an operator is one `register(OpDef(...))` in the module of its family (a program's own
 operator may be registered the same way before parsing).
 """
 
 # importing the families declares their operators
-from . import conv, elementwise, indexing, memory, nn, pooling, reductions, transform  # noqa: F401
+from . import (  # noqa: F401
+    algorithm,
+    conv,
+    elementwise,
+    image,
+    indexing,
+    memory,
+    nn,
+    pooling,
+    reductions,
+    transform,
+)
 from .grad import RuleError
 from .kernel import np_dtype
 from .registry import (
