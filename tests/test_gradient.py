@@ -39,6 +39,7 @@ from extractor.relay.typeinfer import infer_types
 
 from .op_registry import RULES
 from .test_grad_conv_pool import EXERCISED as CONV_POOL_RULES
+from .test_grad_ops import EXERCISED as OPS_RULES
 
 HEADER = '#[version = "0.0.5"]\n'
 
@@ -473,6 +474,7 @@ def test_every_registered_rule_is_exercised():
                 exercised.add(n.op.name)
     exercised |= {"add", "subtract", "multiply", "exp", "log", "annotation.checkpoint"}
     exercised |= CONV_POOL_RULES  # run by tests/test_grad_conv_pool.py
+    exercised |= OPS_RULES  # run by tests/test_grad_ops.py
     assert set(RULES) <= exercised, sorted(set(RULES) - exercised)
 
 
