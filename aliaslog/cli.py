@@ -220,40 +220,21 @@ def _cmd_facts(args: argparse.Namespace) -> int:
 def _cmd_analyze(args: argparse.Namespace) -> int:
     if is_relax_file(args.file):
         return relax_cli.cmd_analyze(args)
-    import json
-
+    from .analyze_report import AnalyzeSummary, RemovableBinding
     from .annotate import annotation_document
 
     result = _analyze(args)
     entries = annotation_document(result, args.file)["bindings"]
-    dead = [{k: e[k] for k in ("name", "function", "line", "col")}
-            for e in entries if e["verdict"] == "dead"]
-    if args.json:
-        doc = {
-            "file": args.file,
-            "engine": result.engine,
-            "options": result.options.as_json(),
-            "seconds": round(sum(result.timings.values()), 6),
-            "timings": {k: round(v, 6) for k, v in result.timings.items()},
-            "bindings": len(entries),
-            "kept": len(entries) - len(dead),
-            "removable": len(dead),
-            "removable_bindings": dead,
-            "metrics": result.metrics,
-        }
-        print(json.dumps(doc, indent=2))
-        return 0
-    print(f"{args.file}: {len(entries) - len(dead)} bindings kept, {len(dead)} removable "
-          f"({result.engine}, {result.options.name}, {sum(result.timings.values()):.3f} s)")
-    if dead:
-        print("removable:")
-        for d in dead:
-            where = f"line {d['line']}" if d["line"] else "no source line"
-            print(f"  {d['name']} in {d['function']} ({where})")
-    print("metrics (of the program as the debug executor runs it, in A-normal form):")
-    width = max(len(n) for n in result.metrics)
-    for name, value in result.metrics.items():
-        print(f"  {name:<{width}}  {value}")
+    summary = AnalyzeSummary(
+        file=args.file, ir="relay", engine=result.engine, timings=result.timings,
+        bindings=len(entries),
+        removable=[RemovableBinding(e["name"], e["function"], e["line"], e["col"])
+                   for e in entries if e["verdict"] == "dead"],
+        metrics=result.metrics, label=result.options.name,
+        context={"options": result.options.as_json()},
+        metrics_heading="metrics (of the program as the debug executor runs it, in A-normal "
+                        "form):")
+    print(summary.as_json() if args.json else summary.as_text())
     return 0
 
 

@@ -19,8 +19,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from aliaslog.engines import available_engines  # noqa: E402
+from aliaslog.options import EngineOptions  # noqa: E402
 from aliaslog.relax import analyze_relax  # noqa: E402
-from extractor.relax_load import POINTS, load_module, to_point  # noqa: E402
+from extractor.relax_load import POINTS, load_relax_module, to_point  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "relax"
 MODELS = ("bert", "vit", "resnet", "gpt2")
@@ -45,7 +46,8 @@ def analysis_seconds(mod, point: str, engine: str, repeat: int) -> tuple[float, 
     best, n = float("inf"), 0
     compiled = engine == "souffle-compiled"
     for _ in range(repeat + compiled):  # the first compiled run builds the cached binary
-        res = analyze_relax(at, engine="souffle" if compiled else engine, compiled=compiled)
+        res = analyze_relax(at, engine=EngineOptions("souffle" if compiled else engine,
+                                                     compiled=compiled))
         best = min(best, sum(res.timings[s] for s in STAGES))
         n = len(res.kept_ids) + len(res.removable_ids)
     return best, n
@@ -62,7 +64,7 @@ def main() -> None:
           f"{'analysis s':>10} {'ratio':>6}")
     worst = 0.0
     for name in args.models:
-        mod = load_module(DATA / f"{name}.py")
+        mod = load_relax_module(DATA / f"{name}.py")
         build = build_seconds(mod, args.repeat)
         for point in POINTS:
             for engine in args.engines:

@@ -6,15 +6,16 @@ Usage: python benchmarks/relax_tvm_tests.py MIRROR [--rev REV] [--jobs N] [--fil
 MIRROR is a git directory of apache/tvm (a bare mirror is enough). The test files
 (`tests/python/relax/test_transform_*.py` and `test_dataflow_inplace.py` at REV) are read with
 `git show` at run time, never copied: every class decorated with `ir_module` becomes one
-TVMScript file in a temporary directory (the test file's imports and literal constants, then
-the class), and the aliaslog command line runs on it in a worker process, as a user would.
+TVMScript file in a temporary directory (the test file's imports and literal constants, the
+statements of its test function before it, then the class), and the aliaslog command line
+runs on it in a worker process, as a user would.
 
 Per module and command the row says the exit status (0 ok, 1 findings, 2 bad input — e.g. a
-class that needs its test function's locals, or a TVM pipeline that fails —, 3 internal error)
-and whether stderr held a Python traceback. The summary counts them, lists every internal
-error, and every `error` finding on an `Expected*` module (TVM's own correct output programs,
-where a finding is a false alarm unless justified). `--out DIR` writes rows.jsonl and
-summary.json there.
+class that needs its test function's arguments, or a TVM pipeline that fails —, 3 internal
+error), whether stderr held a Python traceback and, for check, the points TVM's pipeline did
+not reach (a partial verdict). The summary counts them, lists every internal error, and every
+`error` finding on an `Expected*` module (TVM's own correct output programs, where a finding
+is a false alarm unless justified). `--out DIR` writes rows.jsonl and summary.json there.
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ class Row:
     seconds: float
     message: str
     findings: list[str]
+    unchecked: list[str]  # check: the points TVM's pipeline did not reach, and why
 
 
 def test_files(mirror: str, rev: str, files: str | None) -> list[str]:
@@ -175,14 +177,18 @@ def run_task(task: Task, time_limit: float) -> list[Row]:
             signal.setitimer(signal.ITIMER_REAL, 0)
         seconds = time.perf_counter() - t0
         findings: list[str] = []
+        unchecked: list[str] = []
         if command == "check" and status in (0, 1):
             with contextlib.suppress(ValueError):
-                findings = [r.splitlines()[0] for r in json.loads(out.getvalue())["reports"]]
+                doc = json.loads(out.getvalue())
+                findings = [f["text"].splitlines()[0] for f in doc["findings"]]
+                unchecked = [f"{p}: {why}" for p, why in doc["points"].items()
+                             if why != "checked"]
         message = next((ln for ln in err.getvalue().splitlines() if ln.strip()), "")
         rows.append(Row(task.test_file, task.cls, task.line, command, status,
                         OUTCOMES.get(status, "time limit" if status == -1 else str(status)),
                         "Traceback (most recent call last)" in err.getvalue(),
-                        round(seconds, 3), message[:300], findings))
+                        round(seconds, 3), message[:300], findings, unchecked))
     return rows
 
 
@@ -202,6 +208,7 @@ def summarize(rows: list[Row], n_modules: int) -> dict[str, Any]:
         "modules": n_modules,
         "counts": {c: {o: n for (cc, o), n in sorted(by.items()) if cc == c} for c in COMMANDS},
         "tracebacks": sum(r.traceback for r in rows),
+        "partial_verdicts": sum(bool(r.unchecked) for r in rows),  # check, some points reached
         "internal_errors": [f"{r.command} {r.test_file}:{r.line} {r.cls}: {r.message}"
                             for r in rows if r.status == 3 or r.status == -1],
         "expected_modules": len({(r.test_file, r.line) for r in rows

@@ -1,4 +1,4 @@
-"""The analysis rules, in plain Soufflé; shipped inside the wheel so `souffle` can run them as-is."""
+"""The analysis rules, in plain Soufflé; shipped in the wheel so `souffle` runs them as-is."""
 
 from pathlib import Path
 

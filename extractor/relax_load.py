@@ -26,7 +26,7 @@ from .effect_table import ExtractError
 POINTS = ("input", "legalized", "lowered")
 
 
-def load_modules(path: str | os.PathLike[str]) -> dict[str, tvm.IRModule]:
+def load_relax_modules(path: str | os.PathLike[str]) -> dict[str, tvm.IRModule]:
     """Run a TVMScript file and return the IRModules it defines, by variable name."""
     p = Path(path)
     if not p.is_file():
@@ -76,18 +76,33 @@ def _line_in(exc: BaseException, path: Path) -> int | None:
     return line
 
 
-def load_module(path: str | os.PathLike[str], name: str | None = None) -> tvm.IRModule:
+def load_relax_module(path: str | os.PathLike[str], name: str | None = None) -> tvm.IRModule:
     """One IRModule from a file: the one named `name`, or the only one."""
-    mods = load_modules(path)
+    mods = load_relax_modules(path)
     if name is not None:
         if name not in mods:
             raise ExtractError(f"{path}: no IRModule named `{name}` "
                                f"(defines: {', '.join(sorted(mods))})")
-        return mods[name]
-    if len(mods) > 1:
+    elif len(mods) > 1:
         raise ExtractError(f"{path} defines several IRModules ({', '.join(sorted(mods))}); "
                            "choose one with --module NAME")
-    return next(iter(mods.values()))
+    else:
+        name = next(iter(mods))
+    require_well_formed(mods[name], f"{path}: IRModule `{name}`")
+    return mods[name]
+
+
+def require_well_formed(mod: tvm.IRModule, what: str = "the module") -> None:
+    """Refuse a module TVM itself calls ill-formed, with TVM's reason: the facts of such a
+    module (a variable used where it is not defined, say) mean nothing."""
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            relax.analysis.well_formed(mod)
+    except Exception as exc:  # noqa: BLE001 - TVM's checker raises a variety of errors
+        lines = [ln.strip() for ln in str(exc).strip().splitlines() if ln.strip()]
+        reason = lines[-1] if lines else type(exc).__name__
+        raise ExtractError(f"{what} is not well-formed (relax.analysis.well_formed): "
+                           f"{reason}") from None
 
 
 def to_point(mod: tvm.IRModule, point: str, target: str = "llvm") -> tvm.IRModule:

@@ -141,3 +141,27 @@ def test_deep_nesting_within_the_parsers_limit_is_fine(shape, tmp_path, capsys) 
     for mode in ("analysis", "purity", "assume-pure"):
         code, out, _ = run(["dce", str(src), "--mode", mode, "--engine", "embedded"], capsys)
         assert code == 0 and out.startswith('#[version = "0.0.5"]')
+
+
+@pytest.mark.parametrize("command", [["check"], ["analyze"], ["dce"], ["facts", "-o", "f"]])
+@pytest.mark.parametrize(("name", "reason"), [("free_var", "Var y is not defined"),
+                                              ("dataflow_var_outside", "outside DataflowBlock")])
+def test_ill_formed_relax_is_refused_with_tvms_reason(command, name, reason, tmp_path,
+                                                       monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    path = DATA / "relax" / "ill_formed" / f"{name}.py"
+    assert main([command[0], str(path), *command[1:]]) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and "not well-formed" in err and reason in err
+    assert "Traceback" not in err and not (tmp_path / "f").exists()
+
+
+def test_the_relax_api_refuses_an_ill_formed_module_too() -> None:
+    import runpy
+
+    from aliaslog.relax import analyze_relax
+    from extractor.effect_table import ExtractError
+
+    mod = runpy.run_path(str(DATA / "relax" / "ill_formed" / "free_var.py"))["mod"]
+    with pytest.raises(ExtractError, match="not well-formed"):
+        analyze_relax(mod)

@@ -30,7 +30,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis.control import current_build_context
 
 from aliaslog.analysis import AnalysisResult, analyze
-from aliaslog.analysis_dce import remove_relay_bindings as remove_bindings
+from aliaslog.analysis_dce import remove_relay_bindings
 from aliaslog.dce import relay_dce as dce
 from aliaslog.engines.souffle_backend import souffle_executable
 from aliaslog.options import AnalysisOptions
@@ -102,7 +102,7 @@ def analysis(mod: Module, opts: AnalysisOptions) -> AnalysisResult:
 def check_dce(mod: Module, base: dict[int, Observation], opts: AnalysisOptions,
               result: AnalysisResult | None = None) -> None:
     """Analysis-guided DCE type-checks and changes no observation."""
-    pruned = remove_bindings(result or analysis(mod, opts))
+    pruned = remove_relay_bindings(result or analysis(mod, opts))
     infer_types(pruned)
     for seed in SEEDS:
         assert_same_observation(run(pruned, seed), base[seed],

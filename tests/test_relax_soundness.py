@@ -15,10 +15,13 @@ tvm = pytest.importorskip("tvm")
 from tvm import relax  # noqa: E402
 
 from aliaslog.cli import main  # noqa: E402
+from aliaslog.options import EngineOptions  # noqa: E402
 from aliaslog.relax import analyze_relax, check_module  # noqa: E402
 from extractor.effect_table import ExtractError  # noqa: E402
 from extractor.relax_facts import extract_relax, load_tir_effects, written_params  # noqa: E402
-from extractor.relax_load import load_module, to_point  # noqa: E402
+from extractor.relax_load import load_relax_module, to_point  # noqa: E402
+
+EMBEDDED = EngineOptions("embedded")
 
 DATA = Path(__file__).parent / "data" / "relax" / "soundness"
 OPAQUE = DATA / "opaque_tuple_rearranged.py"
@@ -35,7 +38,7 @@ def run(mod: tvm.IRModule, *inputs: np.ndarray) -> np.ndarray:
 
 
 def kinds(mod: tvm.IRModule, **options: object) -> set[str]:
-    return {v.kind for v in check_module(mod, engine="embedded", **options).violations
+    return {v.kind for v in check_module(mod, engine=EMBEDDED, **options).violations
             if v.severity == "error"}
 
 
@@ -46,7 +49,7 @@ def test_opaque_call_may_return_any_element_of_its_tuple(tmp_path):
     runpy.run_path(str(OPAQUE))  # registers the packed function
     x, y = np.arange(4, dtype="float32"), np.ones(4, dtype="float32")
     n = 2 * y
-    before, clean = load_module(OPAQUE, "Before"), load_module(OPAQUE, "Clean")
+    before, clean = load_relax_module(OPAQUE, "Before"), load_relax_module(OPAQUE, "Clean")
     assert not np.array_equal(run(before, x, y), (n + 1) + n)  # the VM shows the hazard
     assert np.array_equal(run(clean, x, y), 2 * (n + 1))
     assert "inplace-live" in kinds(before)
@@ -58,7 +61,7 @@ def test_opaque_call_may_return_any_element_of_its_tuple(tmp_path):
 
 
 def test_every_field_of_an_opaque_result_may_be_any_argument():
-    res = analyze_relax(load_module(OPAQUE, "Before"), engine="embedded")
+    res = analyze_relax(load_relax_module(OPAQUE, "Before"), engine=EMBEDDED)
     ids = res.extraction.ids
     var = {str(b.var.name): ids.id(b.var) for b in ids.binding_of.values()}
     pts = {}
@@ -69,10 +72,10 @@ def test_every_field_of_an_opaque_result_may_be_any_argument():
 
 def test_vm_builtin_copy_returns_its_argument():
     x = np.arange(4, dtype="float32")
-    before = load_module(VM_COPY, "Before")
+    before = load_relax_module(VM_COPY, "Before")
     assert not np.array_equal(run(before, x), 2 * x + x * x)  # storage reused while v lives
     assert "storage-reuse" in kinds(before)
-    clean = load_module(VM_COPY, "Clean")
+    clean = load_relax_module(VM_COPY, "Clean")
     assert np.array_equal(run(clean, x), 4 * x + x * x)
     assert kinds(clean) == set()
 
@@ -81,7 +84,7 @@ def test_vm_builtin_copy_returns_its_argument():
 
 
 def test_plain_primfuncs_get_a_verdict_at_every_point_tvm_reaches(capsys):
-    report = check_module(load_module(PLAIN, "Dataflow"), engine="embedded")
+    report = check_module(load_relax_module(PLAIN, "Dataflow"), engine=EMBEDDED)
     assert report.checked == ["input"] and report.failed is not None
     assert report.failed.point == "legalized" and "SBlockRealize" in report.failed.reason
     assert report.not_reached == ["lowered"]
@@ -89,12 +92,12 @@ def test_plain_primfuncs_get_a_verdict_at_every_point_tvm_reaches(capsys):
     out = capsys.readouterr()
     assert "`legalized` not checked" in out.out and "checked at input only" in out.out
     assert "Traceback" not in out.err
-    bindings = load_module(PLAIN, "Bindings")
-    assert check_module(bindings, engine="embedded").checked == ["input", "legalized",
+    bindings = load_relax_module(PLAIN, "Bindings")
+    assert check_module(bindings, engine=EMBEDDED).checked == ["input", "legalized",
                                                                   "lowered"]
     x = np.arange(4, dtype="float32")
     assert np.array_equal(run(bindings, x), x)  # TVM builds and runs it
-    res = analyze_relax(bindings, engine="embedded")
+    res = analyze_relax(bindings, engine=EMBEDDED)
     assert {str(b.var.name) for b in res.removable()} == {"z", "dead"}
     for cmd in (["analyze"], ["dce"]):
         assert main([*cmd, str(PLAIN), "--module", "Bindings", "--engine", "embedded"]) == 0
@@ -102,7 +105,7 @@ def test_plain_primfuncs_get_a_verdict_at_every_point_tvm_reaches(capsys):
 
 
 def test_a_plain_copy_in_a_dataflow_block_is_a_possible_view():
-    res = analyze_relax(load_module(PLAIN, "Dataflow"), engine="embedded")
+    res = analyze_relax(load_relax_module(PLAIN, "Dataflow"), engine=EMBEDDED)
     why = {w for _, _, w in res.extraction.facts.rows["view_of"]}
     assert any("may become a reshape" in w for w in why)  # TVM cannot tell: assume a view
 
@@ -111,7 +114,7 @@ def test_a_plain_copy_in_a_dataflow_block_is_a_possible_view():
 
 
 def test_sort_family_legalizations_write_only_their_outputs():
-    sort = load_module(TIR_CALLS, "Sort")
+    sort = load_relax_module(TIR_CALLS, "Sort")
     assert kinds(sort) == set()
     lowered = to_point(sort, "legalized")
     for gv, f in lowered.functions.items():
@@ -121,7 +124,7 @@ def test_sort_family_legalizations_write_only_their_outputs():
 
 
 def test_undescribed_tir_packed_calls_stay_conservative_and_tables_describe_them(tmp_path):
-    custom = load_module(TIR_CALLS, "Custom")
+    custom = load_relax_module(TIR_CALLS, "Custom")
     assert "inplace-param" in kinds(custom)
     table = tmp_path / "tir.tsv"
     table.write_text("aliaslog.test.fill_second\t0\t1\n")
@@ -148,8 +151,8 @@ def test_bad_tir_effect_tables_are_located_errors(tmp_path, capsys):
 
 
 def test_storage_reused_while_a_packed_function_keeps_the_tensor():
-    mod = load_module(LAZY)
-    [v] = check_module(mod, engine="embedded").violations  # nothing else (see the file)
+    mod = load_relax_module(LAZY)
+    [v] = check_module(mod, engine=EMBEDDED).violations  # nothing else (see the file)
     assert (v.kind, v.var.name, v.point) == ("storage-reuse", "_s0", "lowered")
     store = runpy.run_path(str(LAZY))["STORE"]  # the packed functions now use this dict
     x0, x1 = np.arange(8, dtype="int32"), np.arange(8, 16, dtype="int32")
@@ -160,7 +163,7 @@ def test_storage_reused_while_a_packed_function_keeps_the_tensor():
 
 
 def test_findings_merge_by_the_memory_at_stake():
-    report = check_module(load_module(ALIAS_PARAM), engine="embedded")
+    report = check_module(load_relax_module(ALIAS_PARAM), engine=EMBEDDED)
     by_kind: dict[str, list] = {}
     for v in report.violations:
         by_kind.setdefault(v.kind, []).append(v)
@@ -169,7 +172,7 @@ def test_findings_merge_by_the_memory_at_stake():
     assert len(by_kind["inplace-live"]) == 1
     x = np.arange(4, dtype="float32")
     arg = tvm.runtime.tensor(x)
-    vm = relax.VirtualMachine(relax.build(load_module(ALIAS_PARAM), "llvm"), tvm.cpu())
+    vm = relax.VirtualMachine(relax.build(load_relax_module(ALIAS_PARAM), "llvm"), tvm.cpu())
     vm["main"](arg)
     assert not np.array_equal(arg.numpy(), x)  # the caller's tensor changed
 
@@ -204,6 +207,6 @@ def test_help_documents_exit_statuses(capsys):
 
 
 def test_extraction_keeps_alias_bindings_off_the_parameter():
-    ex = extract_relax(load_module(ALIAS_PARAM))
+    ex = extract_relax(load_relax_module(ALIAS_PARAM))
     x = next(n for n, o in ex.ids.nodes.items() if getattr(o, "name", None) == "x")
     assert x not in ex.ids.node_binding  # `gv0 = x` does not make x a binding's value

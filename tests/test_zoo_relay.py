@@ -20,8 +20,10 @@ from aliaslog.zoo.relay_models import (
     RELAY_MODELS,
     build_relay,
     build_relay_typed,
+    differentiable,
     gradient_blockers,
     op_counts,
+    training_workload,
     write_relay_zoo,
 )
 from extractor.relay.alpha import assert_alpha_equal
@@ -29,10 +31,12 @@ from extractor.relay.ast import (
     Call,
     Constant,
     Function,
+    Let,
     Module,
     Op,
     TensorType,
     TupleGetItem,
+    TupleType,
     post_order,
 )
 from extractor.relay.interpreter import evaluate, random_inputs
@@ -40,6 +44,7 @@ from extractor.relay.parser import parse
 from extractor.relay.printer import astext
 from extractor.relay.transforms.gradient import gradient_module
 from extractor.relay.transforms.gradient import gradient_rule as get_rule
+from extractor.relay.transforms.simplify_inference import simplify_inference
 from extractor.relay.typeinfer import infer_types
 
 HEAD = {"nn.batch_flatten": 1, "nn.dense": 1, "nn.bias_add": 1, "nn.softmax": 1}
@@ -320,45 +325,57 @@ def test_dqn_gradient_matches_finite_differences() -> None:
 
 
 def test_write_relay_zoo(tmp_path) -> None:
+    """Every model becomes its workloads: plain, A-normal form, gradient and training step (the
+    latter two when SimplifyInference leaves no op without a gradient rule), each run once."""
     names = ["mlp", "lstm", "dqn"]
     entries = write_relay_zoo(tmp_path, names)
     assert [e.name for e in entries] == names
-    dqn_grad = not gradient_blockers(typed("dqn").module)
-    expected_files = {"zoo.json", "mlp.relay", "mlp.grad.relay", "lstm.relay", "dqn.relay"}
-    if dqn_grad:
-        expected_files.add("dqn.grad.relay")
+    has_grad = {n: not gradient_blockers(simplify_inference(typed(n).module)) for n in names}
+    expected_files = {"zoo.json"}
+    for n in names:
+        expected_files |= {f"{n}.relay", f"{n}.anf.relay"}
+        if has_grad[n]:
+            expected_files |= {f"{n}.grad.relay", f"{n}.train.relay"}
     assert {p.name for p in tmp_path.iterdir()} == expected_files  # no temporary files left
     mlp, lstm, dqn = entries
     assert (mlp.ops, mlp.vars, mlp.no_gradient, mlp.error) == (10, 7, None, None)
-    assert mlp.describe() == "mlp: 10 ops, 7 params -> mlp.relay, mlp.grad.relay"
-    assert lstm.describe() == ("lstm: 16 ops, 5 params -> lstm.relay "
-                               "(no gradient: no gradient rule for split)")
-    assert mlp.paths == [str(tmp_path / "mlp.relay"), str(tmp_path / "mlp.grad.relay")]
-    assert lstm.grad_path is None and lstm.no_gradient == "no gradient rule for split"
-    assert (dqn.grad_path is not None) == dqn_grad
-    if dqn_grad:  # a printed gradient with conv2d's rule in it reads back and type-checks
-        text = (tmp_path / "dqn.grad.relay").read_text()
-        assert "nn.conv2d_backward_weight" in text or "nn.conv2d_transpose" in text
-        infer_types(parse(text, "dqn.grad.relay"))
+    assert mlp.describe() == ("mlp: 10 ops, 7 params -> mlp.relay, mlp.anf.relay, "
+                              "mlp.grad.relay, mlp.train.relay")
+    assert set(mlp.run_seconds) == {"plain", "anf", "grad", "train"}
+    if not has_grad["lstm"]:
+        assert lstm.grad_path is None and lstm.no_gradient.startswith("no gradient rule for ")
     # the files are what the library prints, and read back
     assert (tmp_path / "mlp.relay").read_text() == printed("mlp")
     grad = parse((tmp_path / "mlp.grad.relay").read_text(), "mlp.grad.relay")
-    gtyped = infer_types(grad)
     assert "ref(" in (tmp_path / "mlp.grad.relay").read_text()
-    assert_alpha_equal(gtyped.module, gradient_module(typed("mlp").module))
+    assert_alpha_equal(infer_types(grad).module,
+                       gradient_module(differentiable(typed("mlp").module)))
+    step = infer_types(parse((tmp_path / "mlp.train.relay").read_text(), "mlp.train.relay"))
+    ret = step.module.functions["main"].ret_type
+    assert isinstance(ret, TupleType) and len(ret.fields) == 1 + 6  # loss, six weight grads
+    anf = parse((tmp_path / "dqn.anf.relay").read_text(), "dqn.anf.relay")
+    assert sum(isinstance(n, Let) for n in post_order(anf.functions["main"])) > 0
     index = json.loads((tmp_path / "zoo.json").read_text())
     rows = {r["name"]: r for r in index["models"]}
     assert list(rows) == names
-    assert rows["mlp"]["relay_path"] == "mlp.relay" and rows["mlp"]["grad_path"] == "mlp.grad.relay"
-    assert rows["lstm"]["grad_path"] is None
-    assert rows["lstm"]["no_gradient"] == "no gradient rule for split"
+    assert rows["mlp"]["paths"] == {"plain": "mlp.relay", "anf": "mlp.anf.relay",
+                                    "grad": "mlp.grad.relay", "train": "mlp.train.relay"}
     assert rows["lstm"]["op_counts"]["split"] == 1 and rows["lstm"]["ops"] == 16
+
+
+def test_training_workloads_keep_the_loss_and_drop_the_data_gradient() -> None:
+    step = training_workload(typed("dqn").module)  # no softmax: a squared error with %target
+    params = [p.name_hint for p in step.functions["main"].params]
+    assert params[0] == "data" and params[-1] == "target"
+    ret = infer_types(step).module.functions["main"].ret_type
+    assert isinstance(ret, TupleType) and len(ret.fields) == 1 + len(params) - 2
 
 
 def test_write_relay_zoo_without_gradients(tmp_path) -> None:
     (entry,) = write_relay_zoo(tmp_path, ["synthetic"], gradient=False, types=False)
     assert entry.grad_path is None and entry.no_gradient == "gradient not requested"
-    assert {p.name for p in tmp_path.iterdir()} == {"synthetic.relay", "zoo.json"}
+    assert {p.name for p in tmp_path.iterdir()} == {"synthetic.relay", "synthetic.anf.relay",
+                                                    "zoo.json"}
     assert "/* ty=" not in (tmp_path / "synthetic.relay").read_text()
 
 
@@ -375,37 +392,39 @@ def test_write_relay_zoo_leaves_no_partial_file(tmp_path, monkeypatch) -> None:
 
     def failing_chmod(path, mode):  # noqa: ANN001, ANN202
         written.append(path)
-        if len(written) == 2:  # the second file fails after its text was written
+        if len(written) == 3:  # lstm's first file fails after its text was written
             raise OSError("disk full")
         real_chmod(path, mode)
 
     monkeypatch.setattr(loading.os, "chmod", failing_chmod)  # after the text is written
     syn, lstm, mlp = write_relay_zoo(tmp_path, ["synthetic", "lstm", "mlp"], gradient=False)
     # lstm failed and left nothing behind (no lstm.relay, no temporary file); the rest went on
-    assert {p.name for p in tmp_path.iterdir()} == {"synthetic.relay", "mlp.relay", "zoo.json"}
-    assert lstm.error == "OSError: disk full" and lstm.relay_path is None and lstm.paths == []
+    assert {p.name for p in tmp_path.iterdir()} == {"synthetic.relay", "synthetic.anf.relay",
+                                                    "mlp.relay", "mlp.anf.relay", "zoo.json"}
+    assert lstm.error == "OSError: disk full" and lstm.relay_path is None and lstm.paths == {}
     assert lstm.describe() == "lstm: FAILED: OSError: disk full"
     assert syn.error is None and mlp.error is None
-    assert mlp.describe() == ("mlp: 10 ops, 7 params -> mlp.relay "
+    assert mlp.describe() == ("mlp: 10 ops, 7 params -> mlp.relay, mlp.anf.relay "
                               "(no gradient: gradient not requested)")
     assert (tmp_path / "synthetic.relay").read_text() == astext(
         typed("synthetic").module, types=typed("synthetic").types)
     rows = json.loads((tmp_path / "zoo.json").read_text())["models"]
     assert [(r["name"], r["error"]) for r in rows] == [
         ("synthetic", None), ("lstm", "OSError: disk full"), ("mlp", None)]
-    assert rows[1]["relay_path"] is None
+    assert rows[1]["paths"] == {}
 
 
 def test_gradient_failure_is_reported(tmp_path, monkeypatch) -> None:
+    from aliaslog.zoo import relay_models
     from extractor.relay.errors import RelayTypeError
-    from extractor.relay.transforms import gradient as gradient_pass
 
     def broken(mod):  # noqa: ANN001, ANN202
         raise RelayTypeError("cannot differentiate this")
 
-    monkeypatch.setattr(gradient_pass, "gradient_module", broken)
+    monkeypatch.setattr(relay_models, "gradient_module", broken)
     (entry,) = write_relay_zoo(tmp_path, ["mlp"])
     assert entry.grad_path is None and entry.no_gradient == "gradient failed"
     assert entry.error is not None and "cannot differentiate this" in entry.error
-    assert entry.describe().startswith("mlp: 10 ops, 7 params -> mlp.relay; FAILED: gradient: ")
-    assert {p.name for p in tmp_path.iterdir()} == {"mlp.relay", "zoo.json"}
+    assert entry.describe().startswith("mlp: 10 ops, 7 params -> mlp.relay, mlp.anf.relay; "
+                                       "FAILED: gradient: ")
+    assert {p.name for p in tmp_path.iterdir()} == {"mlp.relay", "mlp.anf.relay", "zoo.json"}

@@ -33,6 +33,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     sp.add_argument("--at", default="input", choices=["input", "legalized", "lowered"],
                     help="Relax extraction point (files named *.lowered.py are taken as they are)")
     sp.add_argument("--quiet", action="store_true", help="no progress output")
+    sp.add_argument("--check-outputs", action="store_true",
+                    help="Relay: run each program before and after aliaslog's DCE on seeded "
+                         "inputs; different results make the row an error")
     sp.add_argument("--allow-failures", action="store_true",
                     help="exit 0 even when some models failed or timed out (they are rows)")
     sp.set_defaults(func=cmd_batch)
@@ -44,7 +47,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
     from .runner import run_batch
 
     options = {"analysis": AnalysisOptions.from_args(args).as_json(),
-               "engine": EngineOptions.from_args(args).as_json(), "relax_point": args.at}
+               "engine": EngineOptions.from_args(args).as_json(), "relax_point": args.at,
+               "check_outputs": args.check_outputs}
     command = "aliaslog batch " + " ".join(shlex.quote(a) for a in sys.argv[2:])
     res = run_batch(args.paths, args.out, task_options=options, workers=args.workers,
                     time_limit=args.time_limit, force=args.force, dask_address=args.dask,

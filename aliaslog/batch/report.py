@@ -24,14 +24,17 @@ from ..plots import (
     scatter_loglog,
 )
 
-STAGES = ("startup", "load", "typecheck", "gradient", "lower", "facts", "solve", "read-back",
-          "dce")
+STAGES = ("startup", "load", "typecheck", "gradient", "lower", "prepare", "facts", "solve",
+          "read-back", "dce", "check")
 FACT_STAGES = ("facts", "solve", "read-back")  # these scale with the fact count, not nodes
 UNSCALED = ("startup",)  # worker start-up (imports) does not depend on the model: not plotted
 IR_ORDER = {"relay": 0, "relax": 1}
-VARIANT_ORDER = {"plain": 0, "gradient": 1, "input": 2, "legalized": 3, "lowered": 4}
+VARIANT_ORDER = {"plain": 0, "anf": 1, "gradient": 2, "training step": 3, "input": 4,
+                 "legalized": 5, "lowered": 6}
 GROUP_TITLES = {("relay", "plain"): "Relay · plain",
-                ("relay", "gradient"): "Relay · after autodiff"}
+                ("relay", "anf"): "Relay · A-normal form",
+                ("relay", "gradient"): "Relay · after autodiff",
+                ("relay", "training step"): "Relay · training steps"}
 STATUS_NOTE = {"error": "error", "timeout": "timeout"}
 LOCATION = re.compile(r"(\S+?):(\d+:\d+):")  # `file:line:col:` that located errors start with
 WIDE, HALF = 1300, 640

@@ -34,6 +34,7 @@ class Task:
     analysis: dict[str, Any] = field(default_factory=DEFAULT_ANALYSIS.as_json)
     engine: dict[str, Any] = field(default_factory=DEFAULT_ENGINE.as_json)
     relax_point: str = "input"
+    check_outputs: bool = False  # Relay: run before and after analysis DCE, compare results
 
     def options(self) -> dict[str, Any]:
         """Everything but the path: what the cache key must cover besides the file's bytes."""
@@ -54,17 +55,23 @@ def ir_of(path: str) -> str:
 
 
 def variant_of(task: Task) -> str:
-    """Relay: plain or gradient (the zoo names gradient files `*.grad.relay`); Relax: the point."""
+    """Relay: the zoo's workload (`*.anf.relay`, `*.grad.relay`, `*.train.relay`, or plain);
+    Relax: the extraction point."""
     name = Path(task.path).name
     if ir_of(task.path) == "relay":
-        return "gradient" if ".grad." in name else "plain"
+        for marker, variant in ((".anf.", "anf"), (".grad.", "gradient"),
+                                (".train.", "training step")):
+            if marker in name:
+                return variant
+        return "plain"
     return "lowered" if name.endswith(".lowered.py") else task.relax_point
 
 
 def model_name(path: str) -> str:
-    """The file name without IR suffix and variant marker: `resnet-18.grad.relay` -> resnet-18."""
+    """The file name without IR suffix and workload marker: `resnet-18.grad.relay` -> resnet-18."""
     name = Path(path).name
-    for suffix in (".grad.relay", ".lowered.py", *RELAY_SUFFIXES, *RELAX_SUFFIXES):
+    for suffix in (".anf.relay", ".grad.relay", ".train.relay", ".lowered.py", *RELAY_SUFFIXES,
+                   *RELAX_SUFFIXES):
         if name.endswith(suffix):
             return name[: -len(suffix)]
     return name
@@ -140,27 +147,48 @@ def _relay(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, A
 
     with stage("dce"):
         before = count_lets(mod)
-        remove_relay_bindings(res)  # timed: the DCE itself; it removes what the source view counts
+        pruned = remove_relay_bindings(res)  # timed: the DCE; it removes what the view counts
         ours = len(res.removable())
         tvm = before - count_lets(purity_dce(typed.module, typed.type_of))
-    return _analysed(res, ours, tvm, "relay purity DCE (#9542)")
+    row = _analysed(res, ours, tvm, "relay purity DCE (#9542)")
+    if task.check_outputs:
+        with stage("check"):
+            same = _same_outputs(typed.module, pruned)
+        row["dce"]["outputs_equal"] = same
+        if not same:
+            row.update(status="error", error="analysis DCE changed the program's outputs "
+                       "(a soundness bug: please report it with this file)")
+    return row
+
+
+def _same_outputs(mod: Any, pruned: Any) -> bool:
+    """Both programs on seeded inputs give bit-identical results (NaN equal to NaN)."""
+    import numpy as np
+
+    from extractor.relay.interpreter import evaluate, flatten_value, random_inputs
+
+    args = random_inputs(mod.functions["main"], 0)
+    with np.errstate(all="ignore"):
+        a = flatten_value(evaluate(mod, args))
+        b = flatten_value(evaluate(pruned, args))
+    return len(a) == len(b) and all(
+        x.dtype == y.dtype and x.shape == y.shape and np.array_equal(x, y, equal_nan=True)
+        for x, y in zip(a, b, strict=True))
 
 
 def _relax(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, Any]:
     with stage("startup"):  # importing tvm dominates small models; keep it out of "load"
         from tvm import relax
 
-        from extractor.relax_load import load_module
+        from extractor.relax_load import load_relax_module
 
         from ..relax.analysis import analyze_relax
-        from ..relax.dce_pass import remove_bindings
+        from ..relax.dce_pass import remove_relax_bindings
     began()
     with stage("load"):
-        mod = load_module(task.path)
+        mod = load_relax_module(task.path)
     point = "input" if task.path.endswith(".lowered.py") else task.relax_point
-    engine = task.engine_options()
-    res = analyze_relax(mod, point=point, engine=engine.engine, timeout=engine.time_limit,
-                        compiled=engine.compiled)
+    res = analyze_relax(mod, point=point, engine=task.engine_options())
     stage.add(res.timings)
 
     def in_seq(seq: Any) -> int:
@@ -180,7 +208,7 @@ def _relax(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, A
     with stage("dce"):
         at = res.module
         before = bindings(at)
-        ours = before - bindings(remove_bindings(at, set(res.removable())))
+        ours = before - bindings(remove_relax_bindings(at, set(res.removable())))
         tvm = before - bindings(relax.transform.DeadCodeElimination()(at))
     return _analysed(res, ours, tvm, "relax.transform.DeadCodeElimination")
 

@@ -1,4 +1,5 @@
-"""Relax module -> facts -> relax.dl -> RelaxResult: verdicts, effects and violations."""
+"""Relax module -> facts -> relax.dl (the shared pipeline) -> RelaxResult: verdicts, effects
+and the alias-safety violations, placed on TVMScript lines."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ import hashlib
 import io
 import os
 import re
-import tempfile
 import time
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +25,11 @@ from extractor.relax_facts import (
     load_relax_effects,
     load_tir_effects,
 )
-from extractor.relax_load import to_point
+from extractor.relax_load import require_well_formed, to_point
 
-from ..engines import solve
-from ..pipeline import REASONS, unescape_relations
+from .. import pipeline
+from ..options import DEFAULT_ENGINE, EngineOptions
+from ..pipeline import Verdicts
 
 READ_BACK = {"keep_reason", "kept", "removable", "metric", "violation", "observable",
              "observable_root", "pts", "may_alias", "write_obj"}
@@ -63,6 +65,12 @@ class Place:
         where = f"{self.source}:{self.line}" if self.line else self.source
         return f"`{self.name}` in @{self.function} ({where})"
 
+    def as_json(self, role: str) -> dict[str, object]:
+        """The binding as `check --json` lists it; `line` is of `source` (a file, or "script":
+        the module as `mod.script()` prints it)."""
+        return {"role": role, "name": self.name, "function": self.function, "line": self.line,
+                "source": self.source, "text": self.text}
+
 
 @dataclass(frozen=True)
 class Violation:
@@ -87,6 +95,15 @@ class Violation:
         lines.append(f"  memory {self.obj}   [{self.point}]" if self.obj else f"  [{self.point}]")
         return "\n".join(lines)
 
+    def as_json(self) -> dict[str, object]:
+        """The finding as `check --json` prints it."""
+        bindings = [self.site.as_json("site")]
+        if self.var is not None:
+            bindings.append(self.var.as_json("value"))
+        return {"check": self.kind, "severity": self.severity,
+                "message": KIND_TEXT.get(self.kind, self.kind), "point": self.point,
+                "memory": self.obj, "bindings": bindings, "text": self.describe()}
+
     def key(self) -> tuple:
         """Identity across extraction points: kind, function and the memory at stake (the
         variable at risk when the memory is one the function allocates: lowering renames)."""
@@ -94,19 +111,13 @@ class Violation:
                 self.memory or ("var", self.var.name if self.var else self.site.name))
 
 
-@dataclass
-class RelaxResult:
-    """Output relations read back onto the module's bindings."""
+@dataclass(kw_only=True)
+class RelaxResult(Verdicts):
+    """The pipeline's verdicts on a Relax module, read back onto its bindings."""
 
     extraction: RelaxExtraction
-    relations: dict[str, list[tuple]]
-    engine: str
     point: str
     timings: dict[str, float] = field(default_factory=dict)
-    kept_ids: set[str] = field(default_factory=set)
-    removable_ids: set[str] = field(default_factory=set)
-    reasons: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
-    metrics: dict[str, int] = field(default_factory=dict)
     _places: dict[str, Place] | None = field(default=None, repr=False)
 
     @property
@@ -127,8 +138,9 @@ class RelaxResult:
 
     def why_kept(self, bid: str) -> str:
         """The reasons a binding is kept, in words."""
-        return "; ".join(f"{REASONS.get(r, r)} ({self.describe(w)})"
-                         for r, w in sorted(self.reasons.get(bid, [])))
+        return "; ".join(f"{r.describe()} ({self.describe(r.witness)})"
+                         for r in sorted(self.reasons.get(bid, []),
+                                         key=lambda r: (r.reason, r.witness)))
 
     def observable_ids(self) -> list[str]:
         """Bindings whose evaluation may have an effect the outside world sees, in order."""
@@ -261,45 +273,27 @@ def analyze_relax(
     mod: tvm.IRModule,
     *,
     point: str = "input",
-    engine: str = "auto",
-    op_effects: list[str] | None = None,
-    tir_effects: list[str] | None = None,
+    engine: EngineOptions = DEFAULT_ENGINE,
+    op_effects: Sequence[str] = (),
+    tir_effects: Sequence[str] = (),
     entries: list[str] | None = None,
     keep_files: str | os.PathLike[str] | None = None,
-    timeout: float = 600,
-    compiled: bool = False,
 ) -> RelaxResult:
-    """Lower `mod` to an extraction point, extract facts, solve relax.dl and read back.
+    """Lower `mod` to an extraction point, extract facts, and run the pipeline on relax.dl.
 
     `op_effects` / `tir_effects`: extra effect tables (files) for Relax ops and packed
     functions, and for the packed functions TIR kernels call.
     """
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
+    require_well_formed(mod)
     at = to_point(mod, point)
     timings["lower"] = time.perf_counter() - t0
-    t1 = time.perf_counter()
-    extraction = extract_relax(at, load_relax_effects(*(op_effects or ())), entries,
-                               load_tir_effects(*(tir_effects or ())))
-    timings["facts"] = time.perf_counter() - t1
-    with tempfile.TemporaryDirectory(prefix="aliaslog-relax-") as tmp:
-        base = Path(keep_files) if keep_files is not None else Path(tmp)
-        if keep_files is not None:
-            extraction.facts.write(base / "facts")
-        t2 = time.perf_counter()
-        solved = solve(RELAX_MAIN, facts=extraction.facts.rows,
-                       out_dir=base / "out" if keep_files is not None else None,
-                       engine=engine, timeout=timeout, compiled=compiled,
-                       output_relations=None if keep_files is not None else READ_BACK)
-        timings["solve"] = time.perf_counter() - t2
-    t3 = time.perf_counter()
-    rels = unescape_relations(solved.relations)
-    res = RelaxResult(extraction, rels, solved.engine, point)
-    res.kept_ids = {b for (b,) in rels["kept"]}
-    res.removable_ids = {b for (b,) in rels["removable"]}
-    for b, reason, witness in rels["keep_reason"]:
-        res.reasons.setdefault(b, []).append((reason, witness))
-    res.metrics = {name: value for _, name, value in sorted(rels["metric"])}
-    timings["read-back"] = time.perf_counter() - t3
-    res.timings = timings
-    return res
+    t0 = time.perf_counter()
+    extraction = extract_relax(at, load_relax_effects(*op_effects), entries,
+                               load_tir_effects(*tir_effects))
+    timings["facts"] = time.perf_counter() - t0
+    verdicts = pipeline.run(RELAX_MAIN, extraction.facts, engine=engine, read_back=READ_BACK,
+                            keep_files=keep_files, timings=timings)
+    return RelaxResult(**{f.name: getattr(verdicts, f.name) for f in fields(Verdicts)},
+                       extraction=extraction, point=point, timings=timings)

@@ -70,6 +70,14 @@ class EffectChange:
     before: Place
     after: Place | None
 
+    def as_json(self) -> dict[str, object]:
+        """The finding as `check --after --json` prints it."""
+        bindings = [self.before.as_json("before")]
+        if self.after is not None:
+            bindings.append(self.after.as_json("after"))
+        return {"check": self.kind, "severity": self.severity, "call": self.call,
+                "bindings": bindings, "text": self.describe()}
+
     def describe(self) -> str:
         what = "removed" if self.kind == "removed-impure" else "reordered"
         lines = [f"error {self.kind}: the pass {what} a call with an observable effect "

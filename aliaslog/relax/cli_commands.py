@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from extractor.relax_load import POINTS, load_module, to_point
+from extractor.relax_load import POINTS, load_relax_module, to_point
 
 from ..loading import UsageError, publish_facts, write_text_atomically
 from ..options import EngineOptions
@@ -25,20 +25,18 @@ def parse_points(text: str) -> tuple[str, ...]:
 
 
 def _options(args: argparse.Namespace) -> dict[str, object]:
-    engine = EngineOptions.from_args(args)
-    return {"engine": engine.engine, "op_effects": args.op_effects,
-            "tir_effects": args.tir_effects, "timeout": engine.time_limit,
-            "compiled": engine.compiled}
+    return {"engine": EngineOptions.from_args(args), "op_effects": args.op_effects,
+            "tir_effects": args.tir_effects}
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Violations of one module, or the effects a pass lost between two; exit 1 if any."""
     from .checks import check_module, compare_modules
 
-    before = load_module(args.file, args.module)
+    before = load_relax_module(args.file, args.module)
     points: dict[str, str] = {}
     if args.after:
-        after = load_module(args.after, args.after_module or args.module)
+        after = load_relax_module(args.after, args.after_module or args.module)
         findings: list = compare_modules(before, after, **_options(args))
     else:
         report = check_module(before, parse_points(args.at), **_options(args))
@@ -46,9 +44,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     errors = [f for f in findings if f.severity == "error" or args.strict]
     if args.json:
         print(json.dumps({"file": args.file, "after": args.after, "violations": len(errors),
-                          "warnings": len(findings) - len(errors),
-                          "kinds": [f.kind for f in findings], "points": points,
-                          "reports": [f.describe() for f in findings]}, indent=2))
+                          "warnings": len(findings) - len(errors), "points": points,
+                          "findings": [f.as_json() for f in findings]}, indent=2))
     else:
         for f in findings:
             print(f.describe() + "\n")
@@ -65,29 +62,24 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_analyze(args: argparse.Namespace) -> int:
     """Counts, metrics and violations of a Relax module at one extraction point."""
+    from ..analyze_report import AnalyzeSummary, RemovableBinding
     from .analysis import analyze_relax
 
-    mod = load_module(args.file, args.module)
+    mod = load_relax_module(args.file, args.module)
     res = analyze_relax(mod, point=args.at, keep_files=args.keep_files, **_options(args))
-    seconds = sum(res.timings.values())
-    if args.json:
-        print(json.dumps({
-            "file": args.file, "point": args.at, "engine": res.engine,
-            "seconds": round(seconds, 6),
-            "timings": {k: round(v, 6) for k, v in res.timings.items()},
-            "bindings": len(res.kept_ids) + len(res.removable_ids),
-            "kept": len(res.kept_ids), "removable": len(res.removable_ids),
-            "violations": [v.describe() for v in res.violations()],
-            "metrics": res.metrics}, indent=2))
-        return 0
-    print(f"{args.file} [{args.at}]: {len(res.kept_ids)} bindings kept, "
-          f"{len(res.removable_ids)} removable ({res.engine}, {seconds:.3f} s)")
-    width = max(len(n) for n in res.metrics)
-    for name, value in res.metrics.items():
-        print(f"  {name:<{width}}  {value}")
+    removable = []
     for bid in res.binding_ids():
         if bid in res.removable_ids:
-            print(f"  removable {res.place(bid)}")
+            place = res.place(bid)
+            removable.append(RemovableBinding(place.name, f"@{place.function}", place.line,
+                                              in_script=place.source == "script"))
+    summary = AnalyzeSummary(
+        file=args.file, ir="relax", engine=res.engine, timings=res.timings,
+        bindings=len(res.kept_ids) + len(res.removable_ids), removable=removable,
+        metrics=res.metrics, label=f"at {args.at}", context={"point": args.at},
+        metrics_heading=f"metrics (of the module at extraction point {args.at}):",
+        violations=[v.describe() for v in res.violations()])
+    print(summary.as_json() if args.json else summary.as_text())
     return 0
 
 
@@ -95,7 +87,7 @@ def cmd_facts(args: argparse.Namespace) -> int:
     """Write a Relax module's facts, at one extraction point, into a fresh directory."""
     from extractor.relax_facts import extract_relax, load_relax_effects, load_tir_effects
 
-    mod = to_point(load_module(args.file, args.module), args.at)
+    mod = to_point(load_relax_module(args.file, args.module), args.at)
     extraction = extract_relax(mod, load_relax_effects(*args.op_effects),
                                tir_effects=load_tir_effects(*args.tir_effects))
     print(publish_facts(extraction.facts, args.output))
@@ -106,7 +98,7 @@ def cmd_dce(args: argparse.Namespace) -> int:
     """The module after EffectAwareDCE (at an extraction point), as a loadable TVMScript file."""
     from .dce_pass import EffectAwareDCE
 
-    mod = to_point(load_module(args.file, args.module), args.at)
+    mod = to_point(load_relax_module(args.file, args.module), args.at)
     out = EffectAwareDCE(**_options(args))(mod)  # type: ignore[arg-type]
     text = SCRIPT_HEADER + out.script()
     if args.output:

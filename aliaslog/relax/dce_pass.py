@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import tvm
@@ -9,6 +10,7 @@ from tvm import relax
 
 from extractor.relax_load import well_formed
 
+from ..options import DEFAULT_ENGINE, EngineOptions
 from .analysis import analyze_relax
 
 
@@ -16,7 +18,7 @@ class DCEError(RuntimeError):
     """The rewritten module is not well-formed: a bug in aliaslog, never the user's."""
 
 
-def remove_bindings(mod: tvm.IRModule, dead: set[Any]) -> tvm.IRModule:
+def remove_relax_bindings(mod: tvm.IRModule, dead: set[Any]) -> tvm.IRModule:
     """A copy of mod without the given Binding objects (in every Relax function and branch)."""
     out = mod.clone()
     for gv, fn in list(mod.functions.items()):
@@ -54,9 +56,9 @@ def _binding(b: Any, dead: set[Any]) -> Any:
     return relax.VarBinding(b.var, new, b.span)
 
 
-def EffectAwareDCE(*, engine: str = "auto", op_effects: list[str] | None = None,  # noqa: N802
-                   tir_effects: list[str] | None = None, entries: list[str] | None = None,
-                   timeout: float = 600, compiled: bool = False) -> tvm.transform.Pass:
+def EffectAwareDCE(*, engine: EngineOptions = DEFAULT_ENGINE,  # noqa: N802
+                   op_effects: Sequence[str] = (), tir_effects: Sequence[str] = (),
+                   entries: list[str] | None = None) -> tvm.transform.Pass:
     """Dead-code elimination that keeps every needed effect and write, and nothing else.
 
     Usable in `tvm.transform.Sequential`. Bindings are removed only when aliaslog's analysis
@@ -68,11 +70,10 @@ def EffectAwareDCE(*, engine: str = "auto", op_effects: list[str] | None = None,
     @tvm.transform.module_pass(opt_level=0, name="aliaslog.EffectAwareDCE")
     def _pass(mod: tvm.IRModule, _ctx: Any) -> tvm.IRModule:
         res = analyze_relax(mod, point="input", engine=engine, op_effects=op_effects,
-                            tir_effects=tir_effects, entries=entries, timeout=timeout,
-                            compiled=compiled)
+                            tir_effects=tir_effects, entries=entries)
         if not res.removable_ids:
             return mod
-        out = remove_bindings(mod, set(res.removable()))
+        out = remove_relax_bindings(mod, set(res.removable()))
         if not well_formed(out) and well_formed(mod):  # ill-formed in, ill-formed out
             raise DCEError("EffectAwareDCE produced an ill-formed module; please report it")
         return out

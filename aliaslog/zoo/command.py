@@ -19,7 +19,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                     help="the directory the models are written to")
     sp.add_argument("--models", help="comma-separated subset (default: all)")
     sp.add_argument("--no-gradient", action="store_true",
-                    help="relay: skip the higher-order gradient versions")
+                    help="relay: skip the gradient and training-step workloads")
+    sp.add_argument("--no-run", action="store_true",
+                    help="relay: do not run each workload once in the interpreter")
     sp.add_argument("--no-lowered", action="store_true",
                     help="relax: skip the lowered versions")
     sp.add_argument("--check", action="store_true",
@@ -35,7 +37,8 @@ def cmd_zoo(args: argparse.Namespace) -> int:
         from .relay_models import RELAY_MODELS, write_relay_zoo
 
         _check_names(names, RELAY_MODELS)
-        entries = write_relay_zoo(out, names, gradient=not args.no_gradient)
+        entries = write_relay_zoo(out, names, gradient=not args.no_gradient,
+                                  run=not args.no_run)
     else:
         from .relax_models import RELAX_MODELS, ZooUnavailable, write_relax_zoo
 

@@ -7,11 +7,11 @@ module and runs type inference, which annotates every parameter (`%fc1_weight: T
 float32]`) as `create_workload`'s InferType does. Parameter values (TVM's Xavier init) are not
 made: the zoo is for analysing programs, and the interpreter can take any inputs.
 
-`write_relay_zoo` prints each model to `<name>.relay` and, when every op in it has a gradient rule,
-its higher-order gradient (`extractor.relay.transforms.gradient.gradient_module`) to
-`<name>.grad.relay`, plus a `zoo.json` index. v0.19 has no gradient for `split` (lstm),
-`nn.batch_norm`, `nn.dropout`, `nn.conv2d_transpose`, `nn.conv3d` or `nn.adaptive_avg_pool3d`,
-so only mlp and dqn get a gradient file; the index says why the others have none.
+`write_relay_zoo` writes each model as the workloads the analysis exists for: the plain model,
+its A-normal form (the lets DCE works on), its higher-order gradient after SimplifyInference,
+and a training step (`training_workload`: a loss, and every parameter's gradient but the
+data's), each type-checked and run once in the interpreter, plus a `zoo.json` index that says
+why a model has no gradient (an op without a gradient rule), if one has none.
 
 Deviations: `lstm`'s default is the (iterations=1, num_hidden=1) form the printer tests use
 (`get_workload` has no defaults); `densenet-121` keeps `get_workload`'s batch size of 4.
@@ -21,11 +21,14 @@ from __future__ import annotations
 
 import functools
 import json
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from aliaslog.loading import write_text_atomically
 from extractor.diagnostics import LocatedError
@@ -44,7 +47,13 @@ from extractor.relay.ast import (
     free_vars,
     post_order,
 )
+from extractor.relay.interpreter import evaluate, random_inputs
+from extractor.relay.ops import make_call
 from extractor.relay.printer import astext
+from extractor.relay.transforms.anf import to_a_normal_form
+from extractor.relay.transforms.gradient import gradient_module
+from extractor.relay.transforms.simplify_inference import simplify_inference
+from extractor.relay.transforms.training import training_step
 from extractor.relay.typeinfer import Typed, infer_types
 
 from . import relay_layers as L
@@ -732,32 +741,85 @@ def gradient_blockers(mod: Module) -> list[str]:
     return sorted(name for name in op_counts(mod) if gradient_rule(name) is None)
 
 
+# ------------------------------------------------------------------------- training workloads
+
+
+def with_loss(mod: Module) -> Module:
+    """`@main` returning a training loss instead of the prediction, with one more parameter.
+
+    A net ending in softmax gets `nn.cross_entropy(prediction, %label)`; any other (Q-values, an
+    image, an LSTM state) `mean((out - %target)^2)`. The label or target is the last parameter.
+    """
+    fn = mod.functions["main"]
+    out_t = fn.ret_type
+    if not isinstance(out_t, TensorType):
+        raise ValueError(f"{mod.source_name}: a training loss needs a tensor result")
+    tail = fn.body
+    while isinstance(tail, Let):
+        tail = tail.body
+    out = Var("prediction", out_t)
+    if isinstance(tail, Call) and isinstance(tail.op, Op) and tail.op.name == "nn.softmax":
+        label = Var("label", out_t)
+        loss: Expr = make_call("nn.cross_entropy", out, label)
+    else:
+        label = Var("target", out_t)
+        diff = Var("error", out_t)
+        loss = Let(diff, make_call("subtract", out, label),
+                   make_call("mean", make_call("multiply", diff, diff)))
+    body = Let(out, fn.body, loss)
+    main = Function((*fn.params, label), body, TensorType((), out_t.dtype))
+    return infer_types(Module({**mod.functions, "main": main}, mod.type_defs,
+                              mod.source_name)).module
+
+
+def differentiable(mod: Module) -> Module:
+    """mod ready for the higher-order gradient: SimplifyInference (inference batch_norm and
+    dropout, which have no v0.19 gradient), then every shared node let-bound (ToANormalForm,
+    constants left inline), since the gradient rejects a graph (relay-notes §2)."""
+    return to_a_normal_form(simplify_inference(mod), minimal=True).module
+
+
+def training_workload(mod: Module) -> Module:
+    """A training step of mod: the loss and the gradient of every parameter but the data and
+    the label, which `training_step` leaves as dead cells."""
+    primal = differentiable(with_loss(mod))
+    params = [p.name_hint for p in primal.functions["main"].params]
+    keep = [i for i, n in enumerate(params) if n not in ("data", "label", "target")]
+    return training_step(primal, keep)
+
+
 # ------------------------------------------------------------------------------------ writing
+
+WORKLOADS = ("plain", "anf", "grad", "train")  # NAME.relay, NAME.anf.relay, NAME.grad.relay, ...
+SUFFIX = {"plain": ".relay", "anf": ".anf.relay", "grad": ".grad.relay", "train": ".train.relay"}
 
 
 @dataclass
 class ZooEntry:
-    """One model of the zoo: its files, size, why it has no gradient file, or why it failed."""
+    """One model of the zoo: its files, size, one interpreter run of each, or why not."""
 
     name: str
-    relay_path: str | None = None
-    grad_path: str | None = None
+    paths: dict[str, str] = field(default_factory=dict)  # workload -> file written
     ops: int = 0
     vars: int = 0
     op_counts: dict[str, int] = field(default_factory=dict)
+    run_seconds: dict[str, float] = field(default_factory=dict)  # workload -> one run's time
     no_gradient: str | None = None
     error: str | None = None
 
     @property
-    def paths(self) -> list[str]:
-        """Every file written for this model."""
-        return [p for p in (self.relay_path, self.grad_path) if p]
+    def relay_path(self) -> str | None:
+        return self.paths.get("plain")
+
+    @property
+    def grad_path(self) -> str | None:
+        return self.paths.get("grad")
 
     def describe(self) -> str:
         """One line for the CLI: what was written, or what went wrong."""
-        if self.relay_path is None:
+        if not self.paths:
             return f"{self.name}: FAILED: {self.error}"
-        files = ", ".join(Path(p).name for p in self.paths)
+        files = ", ".join(Path(p).name for p in self.paths.values())
         line = f"{self.name}: {self.ops} ops, {self.vars} params -> {files}"
         if self.error:
             return f"{line}; FAILED: {self.error}"
@@ -768,8 +830,22 @@ def _failure(err: BaseException) -> str:
     return str(err) if isinstance(err, LocatedError) else f"{type(err).__name__}: {err}"
 
 
-def _write_model(name: str, out: Path, gradient: bool, types: bool) -> ZooEntry:
-    """Write one model (and its gradient); a failure is recorded in the entry, not raised."""
+def _write(entry: ZooEntry, workload: str, typed: Typed, out: Path, types: bool,
+           run: bool) -> None:
+    """Print one workload (type-checked: it is a Typed) and run it once in the interpreter."""
+    path = out / f"{entry.name}{SUFFIX[workload]}"
+    write_text_atomically(path, astext(typed.module, types=typed.types if types else None))
+    entry.paths[workload] = str(path)
+    if run:
+        main = typed.module.functions["main"]
+        t0 = time.perf_counter()
+        with np.errstate(all="ignore"):  # random statistics (a negative variance) give NaNs
+            evaluate(typed.module, random_inputs(main, 0))
+        entry.run_seconds[workload] = round(time.perf_counter() - t0, 3)
+
+
+def _write_model(name: str, out: Path, gradient: bool, types: bool, run: bool) -> ZooEntry:
+    """Write one model's workloads; a failure is recorded in the entry, not raised."""
     entry = ZooEntry(name)
     try:
         typed = build_relay_typed(name)
@@ -777,47 +853,47 @@ def _write_model(name: str, out: Path, gradient: bool, types: bool) -> ZooEntry:
         counts = op_counts(mod)
         entry.ops, entry.vars = sum(counts.values()), len(mod.functions["main"].params)
         entry.op_counts = dict(sorted(counts.items()))
-        relay_path = out / f"{name}.relay"
-        write_text_atomically(relay_path, astext(mod, types=typed.types if types else None))
-        entry.relay_path = str(relay_path)
+        _write(entry, "plain", typed, out, types, run)
+        _write(entry, "anf", infer_types(to_a_normal_form(mod).module), out, types, run)
     except Exception as err:  # noqa: BLE001 - one model's failure must not stop the zoo
         entry.error = _failure(err)
         return entry
     if not gradient:
         entry.no_gradient = "gradient not requested"
         return entry
-    blockers = gradient_blockers(mod)
+    blockers = gradient_blockers(simplify_inference(mod))
     if blockers:
         entry.no_gradient = "no gradient rule for " + ", ".join(blockers)
         return entry
     try:
-        from extractor.relay.transforms.gradient import gradient_module
-
-        grad = infer_types(gradient_module(mod))
-        grad_path = out / f"{name}.grad.relay"
-        write_text_atomically(grad_path, astext(grad.module, types=grad.types if types else None))
-        entry.grad_path = str(grad_path)
+        _write(entry, "grad", infer_types(gradient_module(differentiable(mod))), out, types, run)
+        _write(entry, "train", infer_types(training_workload(mod)), out, types, run)
     except Exception as err:  # noqa: BLE001
-        entry.no_gradient = "gradient failed"
+        entry.no_gradient = entry.no_gradient or "gradient failed"
         entry.error = "gradient: " + _failure(err)
     return entry
 
 
 def write_relay_zoo(out_dir: str | Path, names: Iterable[str] | None = None,
-                    gradient: bool = True, types: bool = True) -> list[ZooEntry]:
-    """Write `<name>.relay` (and `<name>.grad.relay`) for each model, and `zoo.json`.
+                    gradient: bool = True, types: bool = True, run: bool = True
+                    ) -> list[ZooEntry]:
+    """Write each model's workloads and `zoo.json`: `NAME.relay` (the plain model),
+    `NAME.anf.relay` (after ToANormalForm: lets for DCE to work on), `NAME.grad.relay`
+    (SimplifyInference, then the higher-order gradient) and `NAME.train.relay` (a training
+    step: the loss and every parameter's gradient, the data's dropped).
 
-    Files are printed as TVM prints an inferred module (`/* ty=... */` comments unless
-    `types=False`) and each is written through a temporary file and a rename, so a failure
-    leaves no partial file. A model that fails is reported in its entry's `error` (and in
-    zoo.json) and the others are still written; unknown names are rejected up front.
+    Each is type-checked and, with `run`, evaluated once on seeded inputs. Files are printed
+    as TVM prints an inferred module (`/* ty=... */` comments unless `types=False`), each
+    through a temporary file and a rename. A model that fails is reported in its entry's
+    `error` (and in zoo.json) and the others are still written; unknown names are rejected
+    up front.
     """
     chosen = list(RELAY_MODELS) if names is None else list(names)
     for n in chosen:
         _builder(n)  # reject unknown names before writing anything
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    entries = [_write_model(name, out, gradient, types) for name in chosen]
+    entries = [_write_model(name, out, gradient, types, run) for name in chosen]
     index = {
         "source": f"tvm.relay.testing (TVM v{TVM_VERSION}), rebuilt by aliaslog.zoo",
         "models": [_index_row(e, out) for e in entries],
@@ -828,8 +904,5 @@ def write_relay_zoo(out_dir: str | Path, names: Iterable[str] | None = None,
 
 def _index_row(e: ZooEntry, base: Path) -> dict[str, Any]:
     row = asdict(e)
-    if e.relay_path:
-        row["relay_path"] = Path(e.relay_path).relative_to(base).as_posix()
-    if e.grad_path:
-        row["grad_path"] = Path(e.grad_path).relative_to(base).as_posix()
+    row["paths"] = {k: Path(p).relative_to(base).as_posix() for k, p in e.paths.items()}
     return row
