@@ -21,6 +21,7 @@ from .test_grad_conv_pool import T, check_gradient, rand, run_op, typed
 
 # the gradient rules this file exercises (tests/test_gradient.py checks every rule is exercised)
 EXERCISED = frozenset({"max", "mean", "expand_dims", "strided_slice", "gather_nd",
+                       "contrib_reverse_reshape",
                        "collapse_sum_to", "split", "nn.conv2d_transpose", "nn.conv3d",
                        "nn.adaptive_avg_pool3d"})
 
@@ -90,6 +91,12 @@ def test_gather_nd_gradient_scatters_with_add():
         want[r] += np.cos(x[r])  # a row gathered twice gets both gradients
     np.testing.assert_allclose(dx, want, rtol=1e-12)
     np.testing.assert_array_equal(di, np.zeros_like(idx))
+
+
+def test_contrib_reverse_reshape_gradient_is_reshape_like():
+    text = check_gradient(f"%x: {T(4, 3, 2)}",
+                          "sin(contrib_reverse_reshape(%x, newshape=[-1, 0]))", [(4, 3, 2)])
+    assert "reshape_like(" in text
 
 
 def test_collapse_sum_to_gradient():

@@ -201,6 +201,19 @@ def test_tile_repeat_reverse_full_like():
     assert "positive" in type_error(f"%x: {T(2, 3)}", "tile(%x, reps=[0])")
 
 
+@pytest.mark.parametrize(("shape", "newshape", "out"), [
+    ((10, 5, 4), (-1, 0), (50, 4)),  # 0 copies the last dim: special values read from the right
+    ((2, 3, 4, 5), (-1, 0, 0), (6, 4, 5)),
+    ((2, 3, 4), (0, -1), (3, 8)),  # reversed: (4, 3, 2) by (-1, 0), the 0 copying dim 1
+])
+def test_contrib_reverse_reshape(shape, newshape, out):
+    body = f"contrib_reverse_reshape(%x, newshape={list(newshape)})"
+    assert ret_type(f"%x: {T(*shape)}", body).shape == out
+    x = rand(*shape)
+    np.testing.assert_array_equal(run_op("contrib_reverse_reshape", [x], newshape=newshape),
+                                  x.reshape(out))
+
+
 @pytest.mark.parametrize(("src", "dst", "shape", "out"), [
     ("NCHW", "NHWC", (1, 8, 2, 3), (1, 2, 3, 8)),
     ("NCHW", "NCHW4c", (1, 8, 2, 3), (1, 2, 2, 3, 4)),

@@ -1,7 +1,7 @@
-"""Shape, layout and dtype transforms: reshape (and `_like`), transpose, expand_dims, squeeze,
-batch_flatten, broadcast_to (and `_like`), collapse_sum_like / collapse_sum_to, shape_of, cast
-(and `_like`), layout_transform, tile, repeat, reverse, and the tensors made from a shape or a
-fill value: zeros, ones, full, full_like.
+"""Shape, layout and dtype transforms: reshape (and `_like`, and contrib_reverse_reshape),
+transpose, expand_dims, squeeze, batch_flatten, broadcast_to (and `_like`), collapse_sum_like /
+collapse_sum_to, shape_of, cast (and `_like`), layout_transform, tile, repeat, reverse, and the
+tensors made from a shape or a fill value: zeros, ones, full, full_like.
 
 `reshape_shape` is the one reading of reshape's special values (0, -1, -2, -3, -4), used by the
 type relation on shapes with unknown dims and by the kernel on concrete ones.
@@ -120,6 +120,39 @@ def _reshape_grad(orig: Call, g: Expr) -> list[Expr]:
 
 register(OpDef("reshape", 1, "relay.attrs.ReshapeAttrs", (F("newshape"), F("allowzero", False)),
                relation=_reshape_type, kernel=_reshape_kernel, gradient=_reshape_grad))
+
+
+def _reverse_reshape_shape(ishape: Shape, newshape: Sequence[int], allowzero: bool,
+                           t: Type) -> Shape:
+    """InferNewShape(reverse=true): both shapes reversed, read as reshape, reversed back."""
+    out = reshape_shape(tuple(reversed(ishape)), tuple(reversed(newshape)), allowzero, t)
+    return tuple(reversed(out))
+
+
+def _reverse_reshape_type(args: Sequence[Type], attrs: OpAttrs) -> Type:
+    """ReverseReshapeRel: reshape's special values inferred from right to left."""
+    x = R.tensor(args, 0)
+    newshape = R.ints(attrs["newshape"], "newshape")
+    return TensorType(_reverse_reshape_shape(x.shape, newshape, bool(attrs["allowzero"]), x),
+                      x.dtype)
+
+
+def _reverse_reshape_kernel(args: list[Any], attrs: Attrs) -> Any:
+    x = K.tensor(args[0])
+    name = "contrib_reverse_reshape"
+    try:
+        shape = _reverse_reshape_shape(x.shape, K.ints(attr(attrs, name, "newshape")),
+                                       bool(attr(attrs, name, "allowzero")),
+                                       TensorType(x.shape, str(x.dtype)))
+    except RelError as err:
+        raise OpError(err.message) from None
+    return x.reshape(shape)
+
+
+# v0.19's reverse_reshape_grad is reshape's: reshape_like(grad, data)
+register(OpDef("contrib_reverse_reshape", 1, "relay.attrs.ReshapeAttrs",
+               (F("newshape"), F("allowzero", False)), relation=_reverse_reshape_type,
+               kernel=_reverse_reshape_kernel, gradient=_reshape_grad))
 
 
 def _reshape_like_type(args: Sequence[Type], attrs: OpAttrs) -> Type:
