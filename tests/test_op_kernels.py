@@ -412,6 +412,50 @@ def test_bitwise_ops_need_integers():
         run_op("bitwise_xor", [a.astype("float32"), b.astype("float32")])
 
 
+# ------------------------------------------------------------------- devices and the VM's ops
+
+
+def test_on_device_unifies_its_result_with_its_argument_at_once():
+    """IdentityRel assigns the result's type before the argument's is known (PlanDevices'
+    test_conditional): the call through the annotated closure types the closures' parameter."""
+    params = f"%x: bool, %y: {T(5, 7)}, %z: {T(5, 7)}"
+    body = ("let %f = fn (%a) { add(%a, %y) }; let %g = fn (%b) { subtract(%b, %y) };"
+            " let %h = on_device(if (%x) { %f } else { %g }, constrain_result=True); %h(%z)")
+    assert ret_type(params, body).shape == (5, 7)
+    y, z = rand(5, 7), rand(5, 7, seed=1)
+    np.testing.assert_array_equal(run_text(f"%y: {T(5, 7)}, %z: {T(5, 7)}",
+                                           "on_device(add(%y, %z))", [y, z]), y + z)
+    # a tuple or a function goes through as it is
+    t = typed(f"%y: {T(2)}", "on_device((%y, %y))")["main"].ret_type
+    assert len(t.fields) == 2
+
+
+def test_device_copy_copies_and_vm_shape_ops():
+    x = rand(2, 3)
+    got = run_op("device_copy", [x])
+    np.testing.assert_array_equal(got, x)
+    assert got is not x and not np.shares_memory(got, x)
+    np.testing.assert_array_equal(run_op("vm.shape_of", [x]), [2, 3])
+    assert run_op("vm.shape_of", [x]).dtype == np.int64
+    t = ret_type(f"%x: {T(2, 3)}", 'vm.shape_of(%x, dtype="int32")')
+    assert (t.shape, t.dtype) == ((2,), "int32")
+    got = run_op("vm.reshape_tensor", [x, np.array([3, 2])], newshape=(3, 2))
+    np.testing.assert_array_equal(got, x.reshape(3, 2))
+    with pytest.raises(OpError, match="contradicts"):
+        run_op("vm.reshape_tensor", [x, np.array([1, 6])], newshape=(3, 2))
+    assert ret_type(f"%x: {T(2, 3)}, %s: Tensor[(2), int64]",
+                    "vm.reshape_tensor(%x, %s, newshape=[3, 2])").shape == (3, 2)
+
+
+def test_alloc_storage_takes_size_shape_and_alignment():
+    body = "memory.alloc_storage(%size, %shape, %align)"
+    params = "%size: int64, %shape: Tensor[(2), int64], %align: int64"
+    assert typed(params, body)["main"].ret_type.name == "Storage"
+    message = type_error(params.replace("%align: int64", "%align: int32"), body)
+    assert "argument 2 of memory.alloc_storage" in message
+    assert "argument" in type_error(params, "memory.alloc_storage(%size, %shape)")
+
+
 # ------------------------------------------------------------------------------ the registry
 
 

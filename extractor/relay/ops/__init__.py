@@ -49,12 +49,12 @@ from .registry import (
     printed_call_attrs,
     register,
 )
-from .relation import ArgMismatch, Defer, RelError, Result, broadcast_shapes
+from .relation import ArgMismatch, Defer, RelError, Result, Same, broadcast_shapes
 
 __all__ = [
     "ATTRS_TYPES", "GRAD_EXTENSION", "GRAD_ORIGINS", "GRAD_V019", "GRAD_V019_VARIANT",
     "NO_DEFAULT", "OPS", "ArgMismatch", "AttrField", "Defer", "GradRule", "OpAttrs", "OpDef",
-    "OpError", "RelError", "Result", "RuleError", "attr", "attr_norm", "broadcast_shapes",
+    "OpError", "RelError", "Result", "RuleError", "Same", "attr", "attr_norm", "broadcast_shapes",
     "closest", "effective_call_attrs", "lookup", "make_call", "np_dtype", "printed_call_attrs",
     "register",
 ]

@@ -56,7 +56,7 @@ class OpError(Exception):
     """An operator was applied to arguments or attributes it does not accept."""
 
 
-Relation = Callable[[Sequence[Type], "OpAttrs"], Any]  # -> Type | relation.Result
+Relation = Callable[[Sequence[Type], "OpAttrs"], Any]  # -> Type | relation.Result | Same
 Kernel = Callable[[list[Any], Attrs], Any]
 GradRule = Callable[[Call, Expr], list[Expr]]
 
