@@ -550,6 +550,31 @@ def build_parser() -> argparse.ArgumentParser:
     _tir_effects_argument(sp)
     sp.set_defaults(func=lambda a: relax_cli.cmd_check(a))
 
+    sp = sub.add_parser("audit", help="Relax: check the module after every pass of TVM's "
+                                      "pipeline and name the pass that introduced each finding")
+    sp.add_argument("file", help="a TVMScript file (a Python file defining an IRModule)")
+    sp.add_argument("--module", metavar="NAME", help="which IRModule of FILE")
+    sp.add_argument("--passes", metavar="P1,P2,...",
+                    help="TVM passes to apply before the pipeline (relax.transform names, e.g. "
+                         "DataflowUseInplaceCalls,EliminateCommonSubexpr, or a pipeline: zero)")
+    sp.add_argument("--pipeline", default="default",
+                    help="relax.build's pipeline: default, zero, or none (default: default)")
+    sp.add_argument("--target", default="llvm", help="TVM target (default: llvm)")
+    sp.add_argument("--json", action="store_true",
+                    help="print the passes and findings as JSON (check, severity, "
+                         "introduced_by, pass_index, bindings)")
+    sp.add_argument("-o", "--output", metavar="REPORT.html", type=output_file_arg,
+                    help="write an HTML report: the passes, and each finding's TVMScript "
+                         "before and after its pass")
+    sp.add_argument("--confirm", action="store_true",
+                    help="build and run on the VM with and without each guilty pass "
+                         "(random inputs, 3 calls) and say whether the results differ")
+    EngineOptions.add_arguments(sp)
+    sp.add_argument("--op-effects", action="append", default=[], metavar="FILE",
+                    help="extra effect table (name<TAB>effect)")
+    _tir_effects_argument(sp)
+    sp.set_defaults(func=lambda a: relax_cli.cmd_audit(a))
+
     sp = sub.add_parser("precision", help="cost and precision of each analysis variant, "
                                           "against the dynamic oracle")
     sp.add_argument("paths", nargs="+", help=".relay programs, or directories of them")

@@ -139,6 +139,11 @@ class StaticMeta:
             what = _dotted(value)[:60] if value is not None else node.id
             tir = "TIR " if "prim_func" in what or "tir" in what.lower() else ""
             return [], f"{tir}init module built by Python ({what})"
+        added = [t for n in ast.walk(self.f.tree) if isinstance(n, ast.Assign)
+                 for t in n.targets if isinstance(t, ast.Subscript)
+                 and isinstance(t.value, ast.Name) and t.value.id == node.id]
+        if added:  # `mod[gv] = prim_func`: a TIR function text cannot hold
+            return [], f"TIR init module: functions added by Python ({node.id}[...] = ...)"
         stds = []
         for call in (n for n in ast.walk(self.f.tree) if isinstance(n, ast.Call)):
             if isinstance(call.func, ast.Attribute) and call.func.attr == "import_from_std" \

@@ -58,7 +58,7 @@ from .ast import (
     type_str,
 )
 from .errors import RelayTypeError
-from .ops import ArgMismatch, Defer, OpAttrs, OpDef, RelError, Result, lookup
+from .ops import ArgMismatch, Defer, OpAttrs, OpDef, RelError, Result, Same, lookup
 
 __all__ = ["Typed", "infer_types", "infer_expr"]
 
@@ -701,6 +701,9 @@ class _Infer:
                 raise self.error(f"bad attributes for {p.name}: {err}", p.node) from None
             else:
                 p.done = True
+                if isinstance(res, Same):
+                    self.expect(p.ret, p.args[res.arg], f"the result of {p.name}", p.node)
+                    return
                 if isinstance(res, Result):
                     for i, want in res.args.items():
                         self.expect(want, p.args[i], f"argument {i} of {p.name}", p.node)

@@ -144,16 +144,17 @@ PEER_CASES: dict[str, tuple[str, str, object, bool]] = {
         def @main() -> int32 {
           let %size: int64 = cast(1024, dtype="int64");
           let %align: int64 = cast(64, dtype="int64");
-          let %s: Storage = memory.alloc_storage(%size, %align);
+          let %s: Storage = memory.alloc_storage(%size, 64i64, %align);
           let %_ = memory.kill(%s);
           0
         }
         """,
-        # alloc_storage is pure and inlined; memory.kill is stateful and stays in place
+        # alloc_storage (size, shape, alignment; the shape a literal here, TVM's test uses a
+        # meta constant) is pure and inlined; memory.kill is stateful and stays in place
         """
         extern type Storage
         def @main() -> int32 {
-          let %_ = memory.kill(memory.alloc_storage(cast(1024, dtype="int64"),
+          let %_ = memory.kill(memory.alloc_storage(cast(1024, dtype="int64"), 64i64,
                                                     cast(64, dtype="int64")));
           0
         }
@@ -170,7 +171,7 @@ PEER_CASES: dict[str, tuple[str, str, object, bool]] = {
         def @f() -> int32 {
           let %size: int64 = cast(1024, dtype="int64");
           let %align: int64 = cast(64, dtype="int64");
-          let %s: Storage = memory.alloc_storage(%size, %align);
+          let %s: Storage = memory.alloc_storage(%size, 64i64, %align);
           let %_ = memory.kill(%s);
           0
         }
@@ -179,7 +180,7 @@ PEER_CASES: dict[str, tuple[str, str, object, bool]] = {
         """
         extern type Storage
         def @f() -> int32 {
-          let %_ = memory.kill(memory.alloc_storage(cast(1024, dtype="int64"),
+          let %_ = memory.kill(memory.alloc_storage(cast(1024, dtype="int64"), 64i64,
                                                     cast(64, dtype="int64")));
           0
         }

@@ -38,6 +38,7 @@ from extractor.relay.transforms.gradient import BPT, check_no_sharing, gradient,
 from extractor.relay.typeinfer import infer_types
 from tests.support.arrays import assert_tree_close, rand
 from tests.support.op_registry import CONV_POOL_GRADIENTS as CONV_POOL_RULES
+from tests.support.op_registry import OPS_GRADIENTS as OPS_RULES
 from tests.support.op_registry import RULES
 
 HEADER = '#[version = "0.0.5"]\n'
@@ -422,14 +423,15 @@ CASES = {
     "matmul_tt": ("%a: Tensor[(3, 2), float64], %b: Tensor[(4, 3), float64]",
                   "sin(nn.matmul(%a, %b, transpose_a=True, transpose_b=True))", [(3, 2), (4, 3)]),
     "batch_matmul_nt": ("%a: Tensor[(2, 2, 3), float64], %b: Tensor[(2, 4, 3), float64]",
-                        "sin(nn.batch_matmul(%a, %b))", [(2, 2, 3), (2, 4, 3)]),
+                        "sin(nn.batch_matmul(%a, %b, transpose_b=True))", [(2, 2, 3), (2, 4, 3)]),
     "batch_matmul_nn": ("%a: Tensor[(2, 2, 3), float64], %b: Tensor[(2, 3, 4), float64]",
                         "sin(nn.batch_matmul(%a, %b, transpose_b=False))", [(2, 2, 3), (2, 3, 4)]),
     "batch_matmul_tn": ("%a: Tensor[(2, 3, 2), float64], %b: Tensor[(2, 3, 4), float64]",
                         "sin(nn.batch_matmul(%a, %b, transpose_a=True, transpose_b=False))",
                         [(2, 3, 2), (2, 3, 4)]),
     "batch_matmul_tt": ("%a: Tensor[(2, 3, 2), float64], %b: Tensor[(2, 4, 3), float64]",
-                        "sin(nn.batch_matmul(%a, %b, transpose_a=True))", [(2, 3, 2), (2, 4, 3)]),
+                        "sin(nn.batch_matmul(%a, %b, transpose_a=True, transpose_b=True))",
+                        [(2, 3, 2), (2, 4, 3)]),
     "cross_entropy": ("%a: Tensor[(2, 3), float64], %b: Tensor[(2, 3), float64]",
                       "nn.cross_entropy(sigmoid(%a), %b)", [(2, 3), (2, 3)]),
     "cross_entropy_with_logits": ("%a: Tensor[(2, 3), float64], %b: Tensor[(2, 3), float64]",
@@ -496,6 +498,7 @@ def test_every_registered_rule_is_exercised():
                 exercised.add(n.op.name)
     exercised |= {"add", "subtract", "multiply", "exp", "log", "annotation.checkpoint"}
     exercised |= CONV_POOL_RULES  # run by tests/test_grad_conv_pool.py
+    exercised |= OPS_RULES  # run by tests/test_grad_ops.py
     assert set(RULES) <= exercised, sorted(set(RULES) - exercised)
 
 

@@ -228,10 +228,10 @@ def test_matmul_and_batch_matmul():
     np.testing.assert_allclose(run("nn.matmul", a, b.T.copy(), transpose_b=True), a @ b,
                                rtol=1e-5)
     x, y = randn(2, 3, 4), randn(2, 5, 4)
-    np.testing.assert_allclose(run("nn.batch_matmul", x, y),
+    np.testing.assert_allclose(run("nn.batch_matmul", x, y, transpose_b=True),
                                np.einsum("bmk,bnk->bmn", x, y), rtol=1e-5)
-    y2 = randn(1, 4, 5)
-    np.testing.assert_allclose(run("nn.batch_matmul", x, y2, transpose_b=False),
+    y2 = randn(1, 4, 5)  # v0.19's BatchMatmulAttrs: transpose_b defaults to false
+    np.testing.assert_allclose(run("nn.batch_matmul", x, y2),
                                np.einsum("bmk,kn->bmn", x, y2[0]), rtol=1e-5)
 
 
@@ -607,7 +607,7 @@ def test_attr_helper_uses_call_value_then_tvm_default():
     bias = relay_ops.lookup("nn.bias_add")
     assert attr(Attrs.of(None, axis=-1), bias, "axis") == -1
     assert attr(Attrs(), bias, "axis") == 1
-    assert attr(Attrs(), "nn.batch_matmul", "transpose_b") is True
+    assert attr(Attrs(), "nn.batch_matmul", "transpose_b") is False  # BatchMatmulAttrs, nn.h
     assert attr(Attrs(), dense, "units") is None  # null units: inferred from the weight
     assert attr(Attrs(), "transpose", "axes") is None  # null axes: reverse
     with pytest.raises(Exception, match="dtype"):

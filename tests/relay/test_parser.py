@@ -256,7 +256,8 @@ def test_dce_impure_op_metadata_and_graph_binding():
     cast = lets[0].value
     assert cast.attrs == Attrs((("dtype", "int64"),), "relay.attrs.CastAttrs")
     alloc = lets[2].value
-    assert is_call(alloc, "memory.alloc_storage")
+    assert is_call(alloc, "memory.alloc_storage", 3)  # size, shape (a meta constant), alignment
+    assert alloc.args[1].data.tolist() == [64, 2]
     vd = alloc.attrs["virtual_device"]
     assert isinstance(vd, MetaRef) and vd.type_key == "VirtualDevice" and vd.index == 0
     assert vd.fields["device_type_int"] == "1"
@@ -264,7 +265,7 @@ def test_dce_impure_op_metadata_and_graph_binding():
     assert is_call(kill, "memory.kill", 1) and kill.args[0] is lets[2].var
     assert scalar(body) == 0
     after = parse_file(RELAY / "dce_impure_op.after.relay")["main"].body
-    assert isinstance(after, Let) and is_call(after.value.args[0], "memory.alloc_storage")
+    assert isinstance(after, Let) and is_call(after.value.args[0], "memory.alloc_storage", 3)
 
 
 def test_dce_impure_func_and_refs_globals():

@@ -547,22 +547,24 @@ def test_matmul_batch_matmul() -> None:
     assert op_type("nn.matmul", T(5, 10), T(20, 10), transpose_b=True) == T(5, 20)
     assert op_type("nn.matmul", T(10, 5), T(10, 20), transpose_a=True) == T(5, 20)
     assert "argument 1 of nn.matmul" in op_error("nn.matmul", T(5, 10), T(11, 20))
-    assert op_type("nn.batch_matmul", T(2, 3, 4), T(2, 5, 4)) == T(2, 3, 5)
-    assert op_type("nn.batch_matmul", T(1, 3, 4), T(2, 4, 5), transpose_b=False) == T(2, 3, 5)
+    # BatchMatmulAttrs' transpose_b defaults to false in v0.19 (the Python API passes True)
+    assert op_type("nn.batch_matmul", T(2, 3, 4), T(2, 5, 4), transpose_b=True) == T(2, 3, 5)
+    assert op_type("nn.batch_matmul", T(1, 3, 4), T(2, 4, 5)) == T(2, 3, 5)
     assert "argument 1 of nn.batch_matmul" in op_error("nn.batch_matmul", T(2, 3, 4),
-                                                       T(2, 5, 3))
+                                                       T(2, 5, 3), transpose_b=True)
 
 
 def test_checkpoint_and_memory_ops() -> None:
     assert op_type("annotation.checkpoint", T(3)) == T(3)
     assert op_type("annotation.checkpoint", TupleType((T(3), F32))) == TupleType((T(3), F32))
-    assert op_type("memory.alloc_storage", T(dtype="int64"), T(dtype="int64")) == TypeCall(
-        "Storage")
+    assert op_type("memory.alloc_storage", T(dtype="int64"), T(2, dtype="int64"),
+                   T(dtype="int64")) == TypeCall("Storage")
     storage = TypeCall("Storage")
+    shape = const(np.array([2, 3], dtype="int64"))
     assert op_type("memory.alloc_tensor", storage, T(dtype="int64"), T(2, dtype="int64"),
-                   const_shape=(2, 3), dtype="float32") == T(2, 3)
+                   const_shape=shape, dtype="float32") == T(2, 3)
     assert op_type("memory.alloc_tensor", storage, T(dtype="int64"), T(2, dtype="int64"),
-                   dtype="float32") == T(None, None)
+                   assert_shape=(4, 5), dtype="float32") == T(4, 5)
     assert op_type("memory.kill", T(2, 3)) == UNIT
 
 

@@ -1,9 +1,11 @@
-"""Convolutions: conv2d, its two gradient helpers (conv2d_transpose, conv2d_backward_weight),
-conv3d.
+"""Convolutions: conv1d, conv2d, its two gradient helpers (conv2d_transpose,
+conv2d_backward_weight), conv3d, conv3d_transpose.
 
 The conv2d gradient emits the same helper calls as v0.19 (`nn.conv2d_transpose` for the data,
 `nn.conv2d_backward_weight` for the weight) with the same attributes, including v0.19's limit
-that its `output_padding` ignores dilation. The kernels support the NCHW / NCDHW layouts only.
+that its `output_padding` ignores dilation. v0.19 has no gradient for conv2d_transpose or
+conv3d: theirs here are aliaslog extensions (`GRAD_EXTENSION`), built from v0.19 ops. The
+kernels support the NCHW / NCDHW layouts (conv1d: any permutation of NCW / OIW) only.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from ..ast import Attrs, Call, Expr, IncompleteType, TensorType, Type, type_str
 from . import kernel as K
 from . import relation as R
 from .grad import RuleError, attrs_of, dtype, int_tuple, out_type, pad_tuple2d, shape, shape_of_type
-from .registry import F, OpAttrs, OpDef, OpError, attr, register
+from .registry import GRAD_EXTENSION, F, OpAttrs, OpDef, OpError, attr, register
 from .registry import make_call as op
 from .relation import ArgMismatch, Defer, Dim, RelError, Result
 
@@ -114,21 +116,7 @@ def _conv2d_kernel(args: list[Any], attrs: Attrs) -> Any:
     if g <= 0 or c % g or o % g or ci != c // g:
         raise OpError(f"data {x.shape} and weight {w.shape} do not match with groups={g}")
     dt = K.out_dtype(attrs, opname, x.dtype)
-    xp = np.pad(x.astype(dt), ((0, 0), (0, 0), (pt, pb), (pl, pr)))
-    eh, ew = (kh - 1) * dh + 1, (kw - 1) * dw + 1
-    oh, ow = (h + pt + pb - eh) // sh + 1, (wd + pl + pr - ew) // sw + 1
-    if oh <= 0 or ow <= 0:
-        raise OpError(f"kernel {w.shape[2:]} (dilation {dh},{dw}) is larger than the padded "
-                      f"input {xp.shape[2:]}")
-    xg = xp.reshape(n, g, ci, xp.shape[2], xp.shape[3])
-    wg = w.astype(dt).reshape(g, o // g, ci, kh, kw)
-    out = np.zeros((n, g, o // g, oh, ow), dtype=dt)
-    for i in range(kh):
-        for j in range(kw):
-            r0, c0 = i * dh, j * dw
-            patch = xg[:, :, :, r0:r0 + sh * (oh - 1) + 1:sh, c0:c0 + sw * (ow - 1) + 1:sw]
-            out += np.einsum("ngchw,goc->ngohw", patch, wg[:, :, :, i, j])
-    return out.reshape(n, o, oh, ow)
+    return _conv_nd(x, w, (sh, sw), (dh, dw), (pt, pl), (pb, pr), g, dt)
 
 
 def _dims4(s: tuple[int, ...], what: str) -> tuple[int, int, int, int]:
@@ -242,20 +230,29 @@ def _conv2d_transpose_kernel(args: list[Any], attrs: Attrs) -> Any:
     if g <= 0 or ci != c or c % g:
         raise OpError(f"data {x.shape} and weight {w.shape} (IOHW) do not match with groups={g}")
     dt = K.out_dtype(attrs, opname, x.dtype)
-    full_h = (h - 1) * sh + (kh - 1) * dh + 1
-    full_w = (wd - 1) * sw + (kw - 1) * dw + 1
-    oh, ow = full_h - pt - pb + oph, full_w - pl - pr + opw
-    if oh <= 0 or ow <= 0:
-        raise OpError(f"output size {oh}x{ow} is not positive")
-    xg = x.astype(dt).reshape(n, g, c // g, h, wd)
-    wg = w.astype(dt).reshape(g, c // g, og, kh, kw)
-    full = np.zeros((n, g, og, max(full_h, pt + oh), max(full_w, pl + ow)), dtype=dt)
-    for i in range(kh):
-        for j in range(kw):
-            contrib = np.einsum("ngchw,gco->ngohw", xg, wg[:, :, :, i, j])
-            full[:, :, :, i * dh:i * dh + sh * (h - 1) + 1:sh,
-                 j * dw:j * dw + sw * (wd - 1) + 1:sw] += contrib
-    return full[:, :, :, pt:pt + oh, pl:pl + ow].reshape(n, g * og, oh, ow)
+    return _conv_transpose_nd(x, w, (sh, sw), (dh, dw), (pt, pl), (pb, pr), (oph, opw), g, dt)
+
+
+def _conv2d_transpose_grad(orig: Call, g: Expr) -> list[Expr]:
+    """aliaslog extension (v0.19 has no rule): conv2d_transpose is the adjoint of conv2d with
+    the same weight read as OIHW, so dX = conv2d(g, W) and dW = conv2d_backward_weight(x, g)
+    (the roles of gradient and data exchanged), with the same strides, padding, dilation and
+    groups; NCHW / IOHW only."""
+    data, weight = orig.args
+    attrs = attrs_of(orig)
+    if attrs["data_layout"] != "NCHW" or attrs["kernel_layout"] != "IOHW" or \
+            attrs["out_layout"] not in ("", "NCHW"):
+        raise RuleError("conv2d_transpose gradient supports NCHW data and IOHW kernels only")
+    _, c_in, _, _ = _dims4(shape(data), "data")
+    _, _, kh, kw = _dims4(shape(weight), "weight")
+    dt = dtype(data)
+    common = dict(strides=attrs["strides"], padding=attrs["padding"],
+                  dilation=attrs["dilation"], groups=attrs["groups"])
+    d_data = op("nn.conv2d", g, weight, **common, kernel_size=(kh, kw), out_dtype=dt)
+    d_weight = op("nn.conv2d_backward_weight", data, g, **common, channels=c_in,
+                  kernel_size=(kh, kw), data_layout="NCHW", kernel_layout="NCHW",
+                  out_layout="OIHW", out_dtype=dt)
+    return [d_data, d_weight]
 
 
 # Conv2DTransposeAttrs declares its fields in this order (the printer follows it)
@@ -264,7 +261,8 @@ register(OpDef("nn.conv2d_transpose", 2, "relay.attrs.Conv2DTransposeAttrs",
                 F("output_padding", (0, 0)), F("padding", (0, 0)), F("dilation", (1, 1)),
                 F("groups", 1, pod_int=True), F("data_layout", "NCHW"),
                 F("kernel_layout", "IOHW"), F("out_layout", ""), F("out_dtype", "")),
-               relation=_conv2d_transpose_type, kernel=_conv2d_transpose_kernel))
+               relation=_conv2d_transpose_type, kernel=_conv2d_transpose_kernel,
+               gradient=_conv2d_transpose_grad, grad_origin=GRAD_EXTENSION))
 
 
 def _conv2d_backward_weight_type(args: Sequence[Type], attrs: OpAttrs) -> Type:
@@ -334,7 +332,9 @@ def _conv2d_backward_weight_kernel(args: list[Any], attrs: Attrs) -> Any:
         for j in range(kw):
             patch = xg[:, :, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
                        j * dw:j * dw + sw * (ow - 1) + 1:sw]
-            out[:, :, :, i, j] = np.einsum("ngchw,ngohw->goc", patch, gg)
+            pm = np.moveaxis(patch, 0, 2).reshape(groups, cg, -1)  # (g, c, n * oh * ow)
+            gm = np.moveaxis(gg, 0, 2).reshape(groups, o // groups, -1)
+            out[:, :, :, i, j] = gm @ np.swapaxes(pm, 1, 2)
     return out.reshape(o, cg, kh, kw)
 
 
@@ -392,7 +392,11 @@ def _conv3d_type(args: Sequence[Type], attrs: OpAttrs) -> Type | Result:
 
 def _conv_nd(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dils: Sequence[int],
              pad_lo: Sequence[int], pad_hi: Sequence[int], g: int, dt: np.dtype) -> np.ndarray:
-    """Grouped convolution over any number of spatial dims (data NC..., weight OI...)."""
+    """Grouped convolution over any number of spatial dims (data NC..., weight OI...).
+
+    It loops over kernel taps or over output positions, whichever are fewer (a weight
+    gradient written as a convolution has a kernel as large as the image).
+    """
     n, c = x.shape[:2]
     o, ci = w.shape[:2]
     ks = w.shape[2:]
@@ -408,11 +412,55 @@ def _conv_nd(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dils: Sequenc
     wg = w.astype(dt).reshape(g, o // g, ci, *ks)
     out = np.zeros((n, g, o // g, *outs), dtype=dt)
     lead = (slice(None),) * 3
+    if int(np.prod(outs)) < int(np.prod(ks)):
+        wk = np.moveaxis(wg.reshape(g, o // g, -1), 1, 2)  # (g, c * taps, o)
+        for pos in itertools.product(*(range(m) for m in outs)):
+            window = tuple(slice(p * s, p * s + (k - 1) * d + 1, d)
+                           for p, s, d, k in zip(pos, strides, dils, ks, strict=True))
+            patch = np.moveaxis(xg[lead + window].reshape(n, g, -1), 0, 1)  # (g, n, c * taps)
+            out[(*lead, *pos)] = np.moveaxis(patch @ wk, 0, 1)
+        return out.reshape(n, o, *outs)
     for kpos in itertools.product(*(range(k) for k in ks)):
         window = tuple(slice(p * d, p * d + s * (m - 1) + 1, s)
                        for p, d, s, m in zip(kpos, dils, strides, outs, strict=True))
-        out += np.einsum("ngc...,goc->ngo...", xg[lead + window], wg[lead + kpos])
+        patch = xg[lead + window].reshape(n, g, ci, -1)
+        out += (wg[lead + kpos][None] @ patch).reshape(out.shape)
     return out.reshape(n, o, *outs)
+
+
+def _conv_transpose_nd(x: np.ndarray, w: np.ndarray, strides: Sequence[int],
+                       dils: Sequence[int], pad_lo: Sequence[int], pad_hi: Sequence[int],
+                       out_pad: Sequence[int], g: int, dt: np.dtype) -> np.ndarray:
+    """Grouped transposed convolution (data NC..., weight IO...): the adjoint of `_conv_nd`,
+    each input element scattering its kernel-weighted contribution, then cropped by the
+    padding and extended by output_padding (topi's conv*_transpose)."""
+    n, c = x.shape[:2]
+    ci, og = w.shape[:2]
+    ks = w.shape[2:]
+    spatial = x.shape[2:]
+    if g <= 0 or ci != c or c % g:
+        raise OpError(f"data {x.shape} and weight {w.shape} (IO...) do not match with "
+                      f"groups={g}")
+    full = [(h - 1) * s + (k - 1) * d + 1 for h, s, k, d in zip(spatial, strides, ks, dils,
+                                                                   strict=True)]
+    outs = [f - lo - hi + op for f, lo, hi, op in zip(full, pad_lo, pad_hi, out_pad,
+                                                       strict=True)]
+    if any(v <= 0 for v in outs):
+        raise OpError(f"output size {tuple(outs)} is not positive")
+    xg = x.astype(dt).reshape(n, g, c // g, *spatial)
+    wg = w.astype(dt).reshape(g, c // g, og, *ks)
+    buf = np.zeros((n, g, og, *(max(f, lo + m) for f, lo, m in zip(full, pad_lo, outs,
+                                                                     strict=True))), dtype=dt)
+    lead = (slice(None),) * 3
+    flat = xg.reshape(n, g, c // g, -1)
+    for kpos in itertools.product(*(range(k) for k in ks)):
+        wt = np.swapaxes(wg[lead + kpos], 1, 2)[None]  # (1, g, o, c)
+        contrib = (wt @ flat).reshape(n, g, og, *spatial)
+        window = tuple(slice(p * d, p * d + s * (h - 1) + 1, s)
+                       for p, d, s, h in zip(kpos, dils, strides, spatial, strict=True))
+        buf[lead + window] += contrib
+    crop = tuple(slice(lo, lo + m) for lo, m in zip(pad_lo, outs, strict=True))
+    return buf[lead + crop].reshape(n, g * og, *outs)
 
 
 def _conv3d_kernel(args: list[Any], attrs: Attrs) -> Any:
@@ -431,5 +479,251 @@ def _conv3d_kernel(args: list[Any], attrs: Attrs) -> Any:
                     int(attr(attrs, opname, "groups")), K.out_dtype(attrs, opname, x.dtype))
 
 
+def _conv3d_grad(orig: Call, g: Expr) -> list[Expr]:
+    """aliaslog extension (v0.19 has no rule), NCDHW / OIDHW and groups = 1.
+
+    dX = conv3d_transpose(g, W) with the output_padding that restores the input's size (with
+    the dilation counted, unlike v0.19's conv2d rule). dW is a convolution of the data with the
+    gradient, batch and channels exchanged and strides and dilation swapped (what v0.19's
+    conv2d rule did before conv2d_backward_weight existed; there is no conv3d counterpart):
+    conv3d(transpose(x, C N ...), transpose(g, O N ...)) is (C, O, K'...) with K' >= K, cut to
+    the kernel by strided_slice and transposed to (O, C, K...).
+    """
+    data, weight = orig.args
+    attrs = attrs_of(orig)
+    if attrs["data_layout"] != "NCDHW" or attrs["kernel_layout"] != "OIDHW" or \
+            attrs["out_layout"] not in ("", "NCDHW"):
+        raise RuleError("conv3d gradient supports NCDHW data and OIDHW kernels only")
+    if int(attrs["groups"]) != 1:  # type: ignore[call-overload]
+        raise RuleError("conv3d gradient supports groups = 1 only")
+    xs, ws = shape(data), shape(weight)
+    gs = shape_of_type(out_type(orig))
+    if len(xs) != 5 or len(ws) != 5:
+        raise RuleError("conv3d gradient needs 5-D data and weight")
+    strides = int_tuple(attrs["strides"], "strides")
+    dils = int_tuple(attrs["dilation"], "dilation")
+    strides = strides * 3 if len(strides) == 1 else strides
+    dils = dils * 3 if len(dils) == 1 else dils
+    pads = int_tuple(attrs["padding"], "padding")
+    lo, hi = (pads * 3, pads * 3) if len(pads) == 1 else (
+        (pads, pads) if len(pads) == 3 else (pads[:3], pads[3:]))
+    restored = [(gs[2 + i] - 1) * strides[i] - lo[i] - hi[i] + (ws[2 + i] - 1) * dils[i] + 1
+                for i in range(3)]
+    out_pad = tuple(xs[2 + i] - restored[i] for i in range(3))
+    dt = dtype(data)
+    d_data = op("nn.conv3d_transpose", g, weight, channels=xs[1], kernel_size=ws[2:],
+                strides=strides, output_padding=out_pad, padding=attrs["padding"],
+                dilation=dils, kernel_layout="IODHW", out_dtype=dt)
+    perm = (1, 0, 2, 3, 4)
+    big = op("nn.conv3d", op("transpose", data, axes=perm), op("transpose", g, axes=perm),
+             strides=dils, padding=attrs["padding"], dilation=strides, out_dtype=dt)
+    cut = op("strided_slice", big, begin=(0, 0, 0, 0, 0), end=(xs[1], ws[0], *ws[2:]),
+             strides=(1, 1, 1, 1, 1), axes=None)
+    return [d_data, op("transpose", cut, axes=perm)]
+
+
 register(OpDef("nn.conv3d", 2, "relay.attrs.Conv3DAttrs", _CONV3D,
-               relation=_conv3d_type, kernel=_conv3d_kernel))
+               relation=_conv3d_type, kernel=_conv3d_kernel, gradient=_conv3d_grad,
+               grad_origin=GRAD_EXTENSION))
+
+# ------------------------------------------------------------------- conv1d, conv3d_transpose
+
+
+def _permute_to(x: np.ndarray, layout: str, canonical: str) -> np.ndarray:
+    return np.transpose(x, [layout.index(ch) for ch in canonical])
+
+
+def _permute_from(x: np.ndarray, canonical: str, layout: str) -> np.ndarray:
+    return np.ascontiguousarray(np.transpose(x, [canonical.index(ch) for ch in layout]))
+
+
+_CONV1D = (
+    F("strides", (1,)),
+    F("padding", (0, 0)),
+    F("dilation", (1,)),
+    F("groups", 1, pod_int=True),
+    F("channels", None),
+    F("kernel_size", None),
+    F("data_layout", "NCW"),
+    F("kernel_layout", "OIW"),
+    F("out_layout", ""),
+    F("out_dtype", ""),
+)
+
+
+def _pad2(v: Any) -> tuple[int, int]:
+    """GetPaddingWidth: 1 value (both sides) or 2 (left, right)."""
+    xs = R.ints(v, "padding")
+    if len(xs) == 1:
+        return xs[0], xs[0]
+    if len(xs) != 2:
+        raise RelError(f"attribute padding must have 1 or 2 elements, not {len(xs)}")
+    return xs[0], xs[1]
+
+
+def _one(v: Any, what: str) -> int:
+    xs = R.ints(v, what)
+    if len(xs) != 1:
+        raise RelError(f"attribute {what} must have 1 element, not {len(xs)}")
+    return xs[0]
+
+
+def _conv1d_type(args: Sequence[Type], attrs: OpAttrs) -> Type | Result:
+    """Conv1DRel: data NCW-like, weight (O, C/groups, K) in an OIW-like layout."""
+    x = R.tensor(args, 0)
+    if len(x.shape) != 3:
+        raise RelError(f"expected a 3-D tensor but found {type_str(x)}", 0)
+    dl = R.layout(attrs["data_layout"], "NCW", "data_layout")
+    kl = R.layout(attrs["kernel_layout"], "OIW", "kernel_layout")
+    ol = R.layout(attrs["out_layout"] or dl, "NCW", "out_layout")
+    n, c, w = (x.shape[dl.index(ch)] for ch in "NCW")
+    stride, dil = _one(attrs["strides"], "strides"), _one(attrs["dilation"], "dilation")
+    pl, pr = _pad2(attrs["padding"])
+    groups = R.integer(attrs["groups"], "groups")
+    if groups <= 0:
+        raise RelError(f"groups must be positive, not {groups}")
+    channels, ksize = attrs["channels"], attrs["kernel_size"]
+    per_group = None if c is None else c // groups
+    assign: dict[int, Type] = {}
+    if channels is not None and ksize is not None:
+        dims = {"O": R.integer(channels, "channels"), "I": per_group,
+                "W": _one(ksize, "kernel_size")}
+        want = TensorType(tuple(dims[ch] for ch in kl), x.dtype)
+        if isinstance(args[1], IncompleteType):
+            assign[1] = want
+        else:
+            wt = R.tensor(args, 1)
+            if not R.shape_eq(wt.shape, want.shape):
+                raise ArgMismatch(1, TensorType(want.shape, wt.dtype), wt)
+        o, k = dims["O"], dims["W"]
+    else:
+        if isinstance(args[1], IncompleteType):
+            raise Defer
+        wt = R.tensor(args, 1)
+        if len(wt.shape) != 3:
+            raise RelError(f"expected a 3-D tensor but found {type_str(wt)}", 1)
+        o, i_, k = (wt.shape[kl.index(ch)] for ch in "OIW")
+        bad = (ksize is not None and not R.dim_eq(k, _one(ksize, "kernel_size"))) or (
+            channels is not None and not R.dim_eq(o, channels)) or not R.dim_eq(i_, c)
+        if bad:
+            want_dims = {"O": o if channels is None else channels, "I": c,
+                         "W": k if ksize is None else _one(ksize, "kernel_size")}
+            raise ArgMismatch(1, TensorType(tuple(want_dims[ch] for ch in kl), wt.dtype), wt)
+    dims_out = {"N": n, "C": o, "W": R.conv_out(w, k, stride, dil, pl + pr)}
+    out = TensorType(tuple(dims_out[ch] for ch in ol), attrs["out_dtype"] or x.dtype)
+    return Result(out, assign) if assign else out
+
+
+def _conv1d_kernel(args: list[Any], attrs: Attrs) -> Any:
+    opname = "nn.conv1d"
+    x, w = K.tensor(args[0], "data"), K.tensor(args[1], "weight")
+    dl, kl = attr(attrs, opname, "data_layout"), attr(attrs, opname, "kernel_layout")
+    ol = attr(attrs, opname, "out_layout") or dl
+    if x.ndim != 3 or w.ndim != 3 or sorted(dl) != sorted("NCW") or \
+            sorted(kl) != sorted("OIW") or sorted(ol) != sorted("NCW"):
+        raise OpError(f"data {x.shape} {dl} and weight {w.shape} {kl} must be 3-D NCW / OIW "
+                      "permutations")
+    try:
+        pl, pr = _pad2(attr(attrs, opname, "padding"))
+        stride = _one(attr(attrs, opname, "strides"), "strides")
+        dil = _one(attr(attrs, opname, "dilation"), "dilation")
+    except RelError as err:
+        raise OpError(err.message) from None
+    out = _conv_nd(_permute_to(x, dl, "NCW"), _permute_to(w, kl, "OIW"), (stride,), (dil,),
+                   (pl,), (pr,), int(attr(attrs, opname, "groups")),
+                   K.out_dtype(attrs, opname, x.dtype))
+    return _permute_from(out, "NCW", ol)
+
+
+register(OpDef("nn.conv1d", 2, "relay.attrs.Conv1DAttrs", _CONV1D,
+               relation=_conv1d_type, kernel=_conv1d_kernel))
+
+
+def _conv3d_transpose_type(args: Sequence[Type], attrs: OpAttrs) -> Type | Result:
+    """Conv3DTransposeRel: weight IODHW-like (C_in, channels / groups, K...); each output dim
+    is stride * (in - 1) + dilated kernel - padding + output_padding.
+
+    As in v0.19, the output has `channels` (or the weight's O) channels, not O * groups, and
+    when the shape comes from the weight (no kernel_size and channels), the H output uses the W
+    kernel extent and W the H one (its `dilated_ksize_x` / `_y` are crossed).
+    """
+    x = R.tensor(args, 0)
+    if len(x.shape) != 5:
+        raise RelError(f"expected a 5-D tensor but found {type_str(x)}", 0)
+    dl = R.layout(attrs["data_layout"], "NCDHW", "data_layout")
+    kl = R.layout(attrs["kernel_layout"], "IODHW", "kernel_layout")
+    ol = R.layout(attrs["out_layout"] or dl, "NCDHW", "out_layout")
+    n, c, d, h, w = (x.shape[dl.index(ch)] for ch in "NCDHW")
+    strides = R.triple(attrs["strides"], "strides")
+    dils = R.triple(attrs["dilation"], "dilation")
+    pf, pt, pl, pk, pb, pr = R.pad6(attrs["padding"])
+    opad = R.triple(attrs["output_padding"], "output_padding")
+    groups = R.integer(attrs["groups"], "groups")
+    if groups <= 0:
+        raise RelError(f"groups must be positive, not {groups}")
+    channels, ksize = attrs["channels"], attrs["kernel_size"]
+    assign: dict[int, Type] = {}
+    if channels is not None and ksize is not None:
+        ks = R.triple(ksize, "kernel_size")
+        dims = {"I": c, "O": R.integer(channels, "channels") // groups,
+                "D": ks[0], "H": ks[1], "W": ks[2]}
+        want = TensorType(tuple(dims[ch] for ch in kl), x.dtype)
+        if isinstance(args[1], IncompleteType):
+            assign[1] = want
+        else:
+            wt = R.tensor(args, 1)
+            if not R.shape_eq(wt.shape, want.shape):
+                raise ArgMismatch(1, TensorType(want.shape, wt.dtype), wt)
+        oc: Dim = R.integer(channels, "channels")
+        kd, kh, kw = ks
+        crossed = False
+    else:
+        if isinstance(args[1], IncompleteType):
+            raise Defer
+        wt = R.tensor(args, 1)
+        if len(wt.shape) != 5:
+            raise RelError(f"expected a 5-D tensor but found {type_str(wt)}", 1)
+        i_, o, kd, kh, kw = (wt.shape[kl.index(ch)] for ch in "IODHW")
+        if not R.dim_eq(i_, c):
+            raise ArgMismatch(1, TensorType(tuple(c if ch == "I" else wt.shape[kl.index(ch)]
+                                                  for ch in kl), wt.dtype), wt)
+        oc, crossed = o, True
+
+    def size(i: Dim, k: Dim, s: int, dd: int, pad: int, op_: int) -> Dim:
+        if i is None or k is None:
+            return i
+        return s * (i - 1) + (k - 1) * dd + 1 - pad + op_
+
+    (kh_, dh_), (kw_, dw_) = ((kw, dils[2]), (kh, dils[1])) if crossed else (
+        (kh, dils[1]), (kw, dils[2]))
+    dims_out = {"N": n, "C": oc, "D": size(d, kd, strides[0], dils[0], pf + pk, opad[0]),
+                "H": size(h, kh_, strides[1], dh_, pt + pb, opad[1]),
+                "W": size(w, kw_, strides[2], dw_, pl + pr, opad[2])}
+    out = TensorType(tuple(dims_out[ch] for ch in ol), attrs["out_dtype"] or x.dtype)
+    return Result(out, assign) if assign else out
+
+
+def _conv3d_transpose_kernel(args: list[Any], attrs: Attrs) -> Any:
+    opname = "nn.conv3d_transpose"
+    x, w = K.tensor(args[0], "data"), K.tensor(args[1], "weight")
+    dl, kl = attr(attrs, opname, "data_layout"), attr(attrs, opname, "kernel_layout")
+    ol = attr(attrs, opname, "out_layout") or dl
+    if (dl, kl, ol) != ("NCDHW", "IODHW", "NCDHW") or x.ndim != 5 or w.ndim != 5:
+        raise OpError(f"only 5-D NCDHW data and IODHW weights are supported, got {x.shape} {dl} "
+                      f"and {w.shape} {kl}")
+    pads = K.pad6(attr(attrs, opname, "padding"), opname)
+    return _conv_transpose_nd(x, w, K.triple(attr(attrs, opname, "strides"), "strides"),
+                              K.triple(attr(attrs, opname, "dilation"), "dilation"), pads[:3],
+                              pads[3:], K.triple(attr(attrs, opname, "output_padding"),
+                                                 "output_padding"),
+                              int(attr(attrs, opname, "groups")),
+                              K.out_dtype(attrs, opname, x.dtype))
+
+
+register(OpDef("nn.conv3d_transpose", 2, "relay.attrs.Conv3DTransposeAttrs",
+               (F("channels", None), F("kernel_size", None), F("strides", (1, 1, 1)),
+                F("output_padding", (0, 0, 0)), F("padding", (0, 0, 0)),
+                F("dilation", (1, 1, 1)), F("groups", 1, pod_int=True),
+                F("data_layout", "NCDHW"), F("kernel_layout", "IODHW"), F("out_layout", ""),
+                F("out_dtype", "")),
+               relation=_conv3d_transpose_type, kernel=_conv3d_transpose_kernel))

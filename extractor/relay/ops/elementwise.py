@@ -427,3 +427,108 @@ def _leaky_relu_kernel(args: list[Any], attrs: Attrs) -> Any:
 
 register(OpDef("nn.leaky_relu", 1, "relay.attrs.LeakyReluAttrs", (F("alpha", 0.25),),
                relation=R.identity, kernel=_leaky_relu_kernel))
+
+# ------------------------------------------------- predicates, trunc, bitwise, fast math
+
+_unary("trunc", np.trunc)
+
+
+def _predicate_type(args: Sequence[Type], attrs: OpAttrs) -> Type:
+    """IdentityCompRel: the argument's shape, in bool."""
+    x = R.tensor(args, 0)
+    return TensorType(x.shape, "bool")
+
+
+def _predicate(name: str, fn: Callable[[np.ndarray], Any]) -> None:
+    """Declare isnan / isinf / isfinite (integers are never NaN or infinite)."""
+    register(OpDef(name, 1, relation=_predicate_type,
+                   kernel=_unary_kernel(lambda x: fn(x) if np.issubdtype(x.dtype, np.inexact)
+                                        else np.full(x.shape, name == "isfinite"),
+                                        keep_dtype=False)))
+
+
+_predicate("isnan", np.isnan)
+_predicate("isinf", np.isinf)
+_predicate("isfinite", np.isfinite)
+
+
+def _int_only(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    def run(*xs: np.ndarray) -> Any:
+        if not all(np.issubdtype(x.dtype, np.integer) or x.dtype == np.bool_ for x in xs):
+            raise OpError(f"{name} needs integer or bool tensors, got "
+                          f"{', '.join(str(x.dtype) for x in xs)}")
+        return fn(*xs)
+
+    return run
+
+
+_unary("bitwise_not", _int_only("bitwise_not", np.invert))
+_binary("bitwise_and", _int_only("bitwise_and", np.bitwise_and))
+_binary("bitwise_or", _int_only("bitwise_or", np.bitwise_or))
+_binary("bitwise_xor", _int_only("bitwise_xor", np.bitwise_xor))
+_binary("left_shift", _int_only("left_shift", np.left_shift))
+_binary("right_shift", _int_only("right_shift", np.right_shift))
+_binary("logical_xor", np.logical_xor)
+_binary("trunc_divide", _trunc_divide)
+_binary("trunc_mod", _int_checked(np.fmod))
+
+
+def _fast_exp(x: np.ndarray) -> np.ndarray:
+    """topi::fast_exp: for float32, a degree-7 polynomial of the reduced argument times 2^n
+    built in the exponent bits (clamped to +-88.376); other dtypes use exp."""
+    if x.dtype != np.float32:
+        return np.exp(x)
+    f32 = np.float32
+    p = [f32(1.9875691500e-4), f32(1.3981999507e-3), f32(8.3334519073e-3),
+         f32(4.1665795894e-2), f32(1.6666665459e-1), f32(5.0000001201e-1)]
+    xc = np.maximum(np.minimum(x, f32(88.3762626647950)), f32(-88.3762626647949))
+    n = np.floor(xc * f32(1.44269504088896341) + f32(0.5))
+    f = xc - n * f32(0.6931471805599453)
+    y = (((((p[0] * f + p[1]) * f + p[2]) * f + p[3]) * f + p[4]) * f + p[5]) * f * f + f + f32(1)
+    ef = ((n + f32(127.0)).astype(np.int32) << 23).view(np.float32)
+    return np.maximum(ef * y, x)
+
+
+def _rational(x: np.ndarray, lo: float, hi: float, alpha: Sequence[float],
+              beta: Sequence[float]) -> np.ndarray:
+    """x * P(x^2) / Q(x^2) on x clamped to [lo, hi], in x's dtype (Horner, highest first)."""
+    dt = x.dtype.type
+    xc = np.maximum(dt(lo), np.minimum(dt(hi), x))
+    x2 = xc * xc
+    p = x2 * dt(alpha[-1]) + dt(alpha[-2])
+    for a in reversed(alpha[:-2]):
+        p = x2 * p + dt(a)
+    p = xc * p
+    q = x2 * dt(beta[-1]) + dt(beta[-2])
+    for b in reversed(beta[:-2]):
+        q = x2 * q + dt(b)
+    return p / q
+
+
+def _fast_tanh(x: np.ndarray) -> np.ndarray:
+    """topi::fast_tanh: float32 uses a 13/6 rational approximation on [-9, 9]; else tanh."""
+    if x.dtype != np.float32:
+        return np.tanh(x)
+    return _rational(x, -9.0, 9.0,
+                     (4.89352455891786e-03, 6.37261928875436e-04, 1.48572235717979e-05,
+                      5.12229709037114e-08, -8.60467152213735e-11, 2.00018790482477e-13,
+                      -2.76076847742355e-16),
+                     (4.89352518554385e-03, 2.26843463243900e-03, 1.18534705686654e-04,
+                      1.19825839466702e-06))
+
+
+def _fast_erf(x: np.ndarray) -> np.ndarray:
+    """topi::fast_erf: float32 / float16 use fast_erf_float_expr on [-4, 4]; else erf."""
+    if x.dtype not in (np.float32, np.float16):
+        return _erf(x)
+    return _rational(x, -4.0, 4.0,
+                     (-1.60960333262415e-02, -2.95459980854025e-03, -7.34990630326855e-04,
+                      -5.69250639462346e-05, -2.10102402082508e-06, 2.77068142495902e-08,
+                      -2.72614225801306e-10),
+                     (-1.42647390514189e-02, -7.37332916720468e-03, -1.68282697438203e-03,
+                      -2.13374055278905e-04, -1.45660718464996e-05))
+
+
+_unary("fast_exp", _fast_exp)
+_unary("fast_tanh", _fast_tanh)
+_unary("fast_erf", _fast_erf)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..ast import Call, Constant, Expr, Op, TensorType, Type, Var, const
 from .registry import OpAttrs, lookup, make_call
-from .relation import Defer, RelError, Result
+from .relation import Defer, RelError, Result, Same
 
 
 class RuleError(Exception):
@@ -108,13 +108,16 @@ def out_type(call: Call) -> TensorType:
     opdef = lookup(name)
     if opdef is None or opdef.relation is None:
         raise RuleError(f"{name} has no type relation")
+    arg_types = [type_of(a) for a in call.args]
     try:
-        t = opdef.relation([type_of(a) for a in call.args], OpAttrs(call.attrs, opdef))
+        t = opdef.relation(arg_types, OpAttrs(call.attrs, opdef))
     except (Defer, RelError) as err:
         why = getattr(err, "message", "an input type is unknown")
         raise RuleError(f"cannot type {name}: {why}") from None
     if isinstance(t, Result):
         t = t.out
+    elif isinstance(t, Same):
+        t = arg_types[t.arg]
     if not isinstance(t, TensorType) or any(d is None for d in t.shape):
         raise RuleError(f"gradient rule needs a static tensor type, got {t}")
     return t

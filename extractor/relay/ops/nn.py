@@ -1,5 +1,5 @@
 """Neural-network operators: dense, matmul, batch_matmul, bias_add, softmax, log_softmax, the
-cross-entropies, batch_norm and dropout.
+cross-entropies, batch_norm and dropout, layer / instance / group / L2 normalisation, pad.
 
 `nn.dropout` is stateful in v0.19 (its mask is random), so its effect is `random`. The kernels
 of `nn.batch_norm` and `nn.dropout` compute their inference forms (the moving statistics, a
@@ -17,9 +17,9 @@ from ..ast import Attrs, Call, Expr, IncompleteType, TensorType, TupleType, Type
 from . import kernel as K
 from . import relation as R
 from .grad import attrs_of, csl, div, dtype, matmul, mul, neg, rsum, shape, sub
-from .registry import F, Kernel, OpAttrs, OpDef, OpError, attr, register
+from .registry import F, Kernel, OpAttrs, OpDef, OpError, Relation, attr, register
 from .registry import make_call as op
-from .relation import ArgMismatch, Defer, RelError, Result
+from .relation import ArgMismatch, Defer, Dim, RelError, Result
 
 # ------------------------------------------------------------------------------ dense algebra
 
@@ -120,18 +120,19 @@ def _matmul_grad(orig: Call, g: Expr) -> list[Expr]:
     if ta:
         return [csl(matmul(b, g, transpose_b=True), a), csl(matmul(a, g), b)]
     if tb:
-        return [csl(matmul(g, b), a), csl(matmul(g, a, transpose_a=True), b)]
+        return _dense_grad(orig, g)  # v0.19 keeps nn.dense for the (False, True) case
     return [csl(matmul(g, b, transpose_b=True), a), csl(matmul(a, g, transpose_a=True), b)]
 
 
+# MatmulAttrs: `units` has no default (always printed), nn.h
 register(OpDef("nn.matmul", 2, "relay.attrs.MatmulAttrs",
-               (F("units", None), F("out_dtype", ""), F("transpose_a", False),
+               (F("units", nullable=True), F("out_dtype", ""), F("transpose_a", False),
                 F("transpose_b", False)),
                relation=_matmul_type, kernel=_matmul_kernel, gradient=_matmul_grad))
 
 
 def _batch_matmul_type(args: Sequence[Type], attrs: OpAttrs) -> Type:
-    """x (B, M, K) x y (B, N, K) (transpose_b, the default) -> (B, M, N); B broadcasts from 1."""
+    """x (B, M, K) x y (B, K, N) [(B, N, K) with transpose_b] -> (B, M, N); B broadcasts."""
     x, y = R.tensor(args, 0), R.tensor(args, 1)
     for i, t in ((0, x), (1, y)):
         if len(t.shape) != 3:
@@ -182,8 +183,10 @@ def _batch_matmul_grad(orig: Call, g: Expr) -> list[Expr]:
     return [csl(_bmm(g, rhs, False, True), lhs), csl(_bmm(lhs, g, True, False), rhs)]
 
 
+# BatchMatmulAttrs declares transpose_b = false (nn.h); the Python API passes True, which
+# therefore prints
 register(OpDef("nn.batch_matmul", 2, "relay.attrs.BatchMatmulAttrs",
-               (F("out_dtype", ""), F("transpose_a", False), F("transpose_b", True)),
+               (F("out_dtype", ""), F("transpose_a", False), F("transpose_b", False)),
                relation=_batch_matmul_type, kernel=_batch_matmul_kernel,
                gradient=_batch_matmul_grad))
 
@@ -375,3 +378,198 @@ def _dropout_kernel(args: list[Any], attrs: Attrs) -> Any:
 
 register(OpDef("nn.dropout", 1, "relay.attrs.DropoutAttrs", (F("rate", 0.5),), stateful=True,
                effect="random", relation=_dropout_type, kernel=_dropout_kernel))
+
+# ------------------------------------------------------- layer, instance, group and L2 norms
+# v0.19 registers no compute for these four: SimplifyInference always rewrites them
+# (simplify_inference.cc), so their kernels compute exactly what the rewrite builds: mean and
+# biased variance over the normalised axes, `(x - mean) / sqrt(var + eps)` with eps a scalar of
+# the data's dtype holding float32(epsilon), then gamma and beta along `axis`.
+
+_NORM_FIELDS = (F("axis", pod_int=True), F("epsilon", 1e-5), F("center", True), F("scale", True))
+
+
+def _norm_type(min_rank: int = 1) -> Relation:
+    """LayerNormRel / InstanceNormRel / GroupNormRel: (data, gamma (C), beta (C)) -> data."""
+
+    def rel(args: Sequence[Type], attrs: OpAttrs) -> Type | Result:
+        x = R.tensor(args, 0)
+        if len(x.shape) < min_rank:
+            raise RelError(f"expected a tensor of rank >= {min_rank} but found {type_str(x)}", 0)
+        ax = R.axis(attrs["axis"], len(x.shape), x)
+        vec = TensorType((x.shape[ax],), x.dtype)
+        assign: dict[int, Type] = {}
+        for i in (1, 2):
+            if isinstance(args[i], IncompleteType):
+                assign[i] = vec
+                continue
+            t = R.tensor(args, i)
+            if len(t.shape) != 1 or not R.dim_eq(t.shape[0], vec.shape[0]) or t.dtype != x.dtype:
+                raise ArgMismatch(i, vec, t)
+        return Result(x, assign) if assign else x
+
+    return rel
+
+
+def _eps(x: np.ndarray, eps: float) -> np.ndarray:
+    """MakeConstantScalar(dtype, float(eps)): the float32 value in the data's dtype."""
+    return np.asarray(np.float32(eps)).astype(x.dtype)
+
+
+def _normalise(x: np.ndarray, axes: tuple[int, ...], eps: float) -> np.ndarray:
+    mean = np.mean(x, axis=axes, keepdims=True).astype(x.dtype)
+    var = np.mean((x - mean) * (x - mean), axis=axes, keepdims=True).astype(x.dtype)
+    return (x - mean) / np.sqrt(var + _eps(x, eps))
+
+
+def _affine(out: np.ndarray, args: list[Any], attrs: Attrs, opname: str, ax: int) -> np.ndarray:
+    """`* gamma` and `+ beta`, each broadcast along `ax` (ExpandBiasToMatchAxis)."""
+    gamma, beta = K.tensor(args[1], "gamma"), K.tensor(args[2], "beta")
+    for name, v in (("gamma", gamma), ("beta", beta)):
+        if v.shape != (out.shape[ax],):
+            raise OpError(f"{name} {v.shape} does not match axis {ax} of data {out.shape}")
+    shape = [1] * out.ndim
+    shape[ax] = out.shape[ax]
+    if attr(attrs, opname, "scale"):
+        out = out * gamma.reshape(shape)
+    if attr(attrs, opname, "center"):
+        out = out + beta.reshape(shape)
+    return out
+
+
+def _layer_norm_kernel(args: list[Any], attrs: Attrs) -> Any:
+    x = K.tensor(args[0])
+    ax = K.axis(int(attr(attrs, "nn.layer_norm", "axis")), x.ndim)
+    out = _normalise(x, (ax,), float(attr(attrs, "nn.layer_norm", "epsilon")))
+    return _affine(out, args, attrs, "nn.layer_norm", ax).astype(x.dtype)
+
+
+register(OpDef("nn.layer_norm", 3, "relay.attrs.LayerNormAttrs",
+               (F("axis", -1, pod_int=True), *_NORM_FIELDS[1:]),
+               relation=_norm_type(), kernel=_layer_norm_kernel))
+
+
+def _instance_norm_kernel(args: list[Any], attrs: Attrs) -> Any:
+    x = K.tensor(args[0])
+    if x.ndim <= 2:
+        raise OpError(f"instance_norm needs a tensor of rank > 2, got {x.shape}")
+    ax = K.axis(int(attr(attrs, "nn.instance_norm", "axis")), x.ndim)
+    axes = tuple(i for i in range(1, x.ndim) if i != ax)
+    out = _normalise(x, axes, float(attr(attrs, "nn.instance_norm", "epsilon")))
+    return _affine(out, args, attrs, "nn.instance_norm", ax).astype(x.dtype)
+
+
+register(OpDef("nn.instance_norm", 3, "relay.attrs.InstanceNormAttrs",
+               (F("axis", 1, pod_int=True), *_NORM_FIELDS[1:]),
+               relation=_norm_type(3), kernel=_instance_norm_kernel))
+
+
+def _group_norm_type(args: Sequence[Type], attrs: OpAttrs) -> Type | Result:
+    out = _norm_type()(args, attrs)
+    x = R.tensor(args, 0)
+    c = x.shape[R.axis(attrs["axis"], len(x.shape), x)]
+    g = R.integer(attrs["num_groups"], "num_groups")
+    if g <= 0 or (c is not None and c % g):
+        raise RelError(f"num_groups {g} does not divide the {c} channels of {type_str(x)}", 0)
+    return out
+
+
+def _group_norm_kernel(args: list[Any], attrs: Attrs) -> Any:
+    """GroupNormToInferUnpack: reshape C into (num_groups, C / num_groups), normalise over the
+    group and every axis after it, reshape back."""
+    x = K.tensor(args[0])
+    ax = K.axis(int(attr(attrs, "nn.group_norm", "axis")), x.ndim)
+    g = int(attr(attrs, "nn.group_norm", "num_groups"))
+    c = x.shape[ax]
+    if g <= 0 or c % g:
+        raise OpError(f"num_groups {g} does not divide the {c} channels of {x.shape}")
+    y = x.reshape(*x.shape[:ax], g, c // g, *x.shape[ax + 1:])
+    axes = tuple(range(ax + 1, y.ndim))
+    out = _normalise(y, axes, float(attr(attrs, "nn.group_norm", "epsilon"))).reshape(x.shape)
+    return _affine(out, args, attrs, "nn.group_norm", ax).astype(x.dtype)
+
+
+register(OpDef("nn.group_norm", 3, "relay.attrs.GroupNormAttrs",
+               (F("num_groups", 0, pod_int=True), F("axis", 1, pod_int=True),
+                *_NORM_FIELDS[1:]),
+               relation=_group_norm_type, kernel=_group_norm_kernel))
+
+
+def _l2_normalize_type(args: Sequence[Type], attrs: OpAttrs) -> Type:
+    x = R.tensor(args, 0)
+    for a in R.ints(attrs["axis"] if attrs["axis"] is not None else (), "axis"):
+        R.axis(a, len(x.shape), x)
+    return x
+
+
+def _l2_normalize_kernel(args: list[Any], attrs: Attrs) -> Any:
+    """L2NormToInferUnpack: x / sqrt(maximum(sum(x * x, axis, keepdims), float32(eps)))."""
+    x = K.tensor(args[0])
+    axes = tuple(K.axis(a, x.ndim) for a in K.ints(attr(attrs, "nn.l2_normalize", "axis")))
+    eps = np.float32(attr(attrs, "nn.l2_normalize", "eps"))
+    s = np.sum(x * x, axis=axes, keepdims=True).astype(x.dtype)
+    return (x / np.sqrt(np.maximum(s, eps))).astype(x.dtype)
+
+
+# L2NormalizeAttrs: neither eps nor axis has a default (both always print), nn.h
+register(OpDef("nn.l2_normalize", 1, "relay.attrs.L2NormalizeAttrs", (F("eps"), F("axis")),
+               relation=_l2_normalize_type, kernel=_l2_normalize_kernel))
+
+# ------------------------------------------------------------------------------------- pad
+
+
+def _pad_widths(v: Any, rank: int) -> list[tuple[int, int]]:
+    if not isinstance(v, tuple | list) or len(v) != rank:
+        raise RelError(f"There should be as many pad width pairs as shape dimensions but the "
+                       f"shape has {rank} dimensions and there are "
+                       f"{len(v) if isinstance(v, tuple | list) else 0} pad width pairs.")
+    out = []
+    for i, p in enumerate(v):
+        pair = R.ints(p, "pad_width")
+        if len(pair) != 2:
+            raise RelError(f"Each pad width element should be a pair but at index {i} there are "
+                           f"{len(pair)} elements.")
+        out.append((pair[0], pair[1]))
+    return out
+
+
+def _pad_type(args: Sequence[Type], attrs: OpAttrs) -> Type:
+    """PadRel: each dim grows by its (before, after) widths; a negative width crops."""
+    x = R.tensor(args, 0)
+    R.tensor(args, 1)
+    widths = _pad_widths(attrs["pad_width"], len(x.shape))
+    shape: list[Dim] = []
+    for d, (a, b) in zip(x.shape, widths, strict=True):
+        if d is None:
+            shape.append(None)
+            continue
+        if d + a + b < 0:
+            raise RelError(f"Output shape post padding should be positive but got {d + a + b}",
+                           0)
+        shape.append(d + a + b)
+    if attrs["pad_mode"] not in ("constant", "edge", "reflect"):
+        raise RelError(f"unsupported pad_mode {attrs['pad_mode']!r}")
+    return TensorType(tuple(shape), x.dtype)
+
+
+def _pad_kernel(args: list[Any], attrs: Attrs) -> Any:
+    """topi::pad: the pad value cast to the data's dtype; edge / reflect index the border
+    (reflect excludes it, as numpy's); a negative width crops."""
+    x, v = K.tensor(args[0], "data"), K.tensor(args[1], "pad_value")
+    try:
+        widths = _pad_widths(attr(attrs, "nn.pad", "pad_width"), x.ndim)
+    except RelError as err:
+        raise OpError(err.message) from None
+    mode = attr(attrs, "nn.pad", "pad_mode")
+    crop = tuple(slice(max(-a, 0), x.shape[i] - max(-b, 0)) for i, (a, b) in enumerate(widths))
+    y = x[crop]
+    grow = [(max(a, 0), max(b, 0)) for a, b in widths]
+    if mode == "constant":
+        fill = np.asarray(v).astype(x.dtype).reshape(-1)[0] if v.size else 0
+        return np.pad(y, grow, mode="constant", constant_values=fill)
+    if mode in ("edge", "reflect"):
+        return np.pad(y, grow, mode=mode)
+    raise OpError(f"unsupported pad_mode {mode!r}")
+
+
+register(OpDef("nn.pad", 2, "relay.attrs.PadAttrs", (F("pad_width"), F("pad_mode", "constant")),
+               relation=_pad_type, kernel=_pad_kernel))

@@ -1,4 +1,5 @@
-"""Pooling: max / avg pool2d, global pools, the pool gradients' helper ops, adaptive avg pool3d.
+"""Pooling: max / avg pool2d, global pools, the pool gradients' helper ops, adaptive avg pool3d
+(whose gradient, absent from v0.19, is an aliaslog extension).
 
 The max and avg pool2d gradients emit v0.19's helper calls (`nn.max_pool2d_grad`,
 `nn.avg_pool2d_grad`) with v0.19's attributes, which drop the pool's `dilation`; the global
@@ -14,11 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from ..ast import Attrs, Call, Expr, TensorType, Type, type_str
+from ..ast import Attrs, Call, Expr, TensorType, Type, const, type_str
 from . import kernel as K
 from . import relation as R
-from .grad import RuleError, attrs_of, shape
-from .registry import F, Kernel, OpAttrs, OpDef, OpError, attr, register
+from .grad import RuleError, attrs_of, dtype, mul, out_type, rsum, scalar, shape, shape_of_type
+from .registry import GRAD_EXTENSION, F, Kernel, OpAttrs, OpDef, OpError, attr, register
 from .registry import make_call as op
 from .relation import RelError
 
@@ -291,15 +292,54 @@ def _adaptive_avg_pool3d_kernel(args: list[Any], attrs: Attrs) -> Any:
     xm = np.moveaxis(x, axes, [2, 3, 4])
     out = np.zeros((*xm.shape[:2], *size), dtype=np.float64)
     for pos in itertools.product(*(range(v) for v in size)):
-        window = tuple(slice(p * i // o, -((-(p + 1) * i) // o))
+        window = tuple(slice(*adaptive_windows(i, o)[p])
                        for p, i, o in zip(pos, ins, size, strict=True))
         out[(slice(None), slice(None), *pos)] = xm[(slice(None), slice(None), *window)].mean(
             axis=(2, 3, 4))
     return np.moveaxis(out, [2, 3, 4], axes).astype(x.dtype)
 
 
+def adaptive_windows(n_in: int, n_out: int) -> list[tuple[int, int]]:
+    """[start, end) of each adaptive window along an axis (topi's adaptive pool)."""
+    return [(p * n_in // n_out, -((-(p + 1) * n_in) // n_out)) for p in range(n_out)]
+
+
+def _adaptive_avg_pool3d_grad(orig: Call, g: Expr) -> list[Expr]:
+    """aliaslog extension (v0.19 has no rule): the pool averages separably, one (out x in)
+    averaging matrix per pooled axis, so the gradient applies each matrix's transpose.
+
+    With every output extent 1 (what relay.nn.global_avg_pool3d emits) that is
+    `broadcast_to_like(g * 1/(D*H*W), x)`; otherwise each pooled axis a is contracted with a
+    constant `A[o, i]` (1/|window o| inside window o): `sum(expand_dims(g, a + 1) * A, a)`.
+    """
+    (x,) = orig.args
+    xs = shape(x)
+    lay = attrs_of(orig)["layout"]
+    if not isinstance(lay, str) or sorted(lay) != sorted("NCDHW"):
+        raise RuleError(f"adaptive_avg_pool3d gradient needs a layout of N, C, D, H, W, not "
+                        f"{lay!r}")
+    out = shape_of_type(out_type(orig))
+    axes = [lay.index(ch) for ch in "DHW"]
+    dt = dtype(x)
+    if all(out[a] == 1 for a in axes):
+        count = int(np.prod([xs[a] for a in axes]))
+        return [op("broadcast_to_like", mul(g, scalar(1.0 / count, x)), x)]
+    grad: Expr = g
+    for a in axes:
+        n_in, n_out = xs[a], out[a]
+        if n_in == n_out:
+            continue
+        mat = np.zeros((n_out, n_in), dtype=dt)
+        for o, (lo, hi) in enumerate(adaptive_windows(n_in, n_out)):
+            mat[o, lo:hi] = 1.0 / (hi - lo)
+        mat = mat.reshape((1,) * a + mat.shape + (1,) * (len(xs) - a - 1))
+        grad = rsum(mul(op("expand_dims", grad, axis=a + 1, num_newaxis=1), const(mat)), a)
+    return [grad]
+
+
 # v0.19 has no nn.global_avg_pool3d op: relay.nn.global_avg_pool3d(x) builds this call
 # with output_size=[1, 1, 1]
 register(OpDef("nn.adaptive_avg_pool3d", 1, "relay.attrs.AdaptivePool3DAttrs",
                (F("output_size", ()), F("layout", "NCDHW"), F("out_layout", "")),
-               relation=_adaptive_avg_pool3d_type, kernel=_adaptive_avg_pool3d_kernel))
+               relation=_adaptive_avg_pool3d_type, kernel=_adaptive_avg_pool3d_kernel,
+               gradient=_adaptive_avg_pool3d_grad, grad_origin=GRAD_EXTENSION))

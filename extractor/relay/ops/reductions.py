@@ -1,4 +1,5 @@
-"""Reductions: sum, max, min, mean, prod, argmax and variance over `axis` (None: every axis).
+"""Reductions: sum, max, min, mean, prod, all, any, argmax, argmin and variance over `axis`
+(None: every axis).
 
 `exclude` reduces the axes *not* listed; `keepdims` keeps the reduced axes as size 1.
 """
@@ -96,19 +97,23 @@ _reduction("sum", np.sum, _sum_grad)
 
 
 def _max_grad(orig: Call, g: Expr) -> list[Expr]:
+    """v0.19: the max repeated back over the reduced axes (full_like for axis=None), an
+    indicator of the maxima, and the gradient spread evenly over them."""
     (x,) = orig.args
     axis = reduce_axis(orig, x)
-    o: Expr = orig
-    if not attrs_of(orig)["keepdims"]:
-        if axis is None:
-            axis = list(range(len(shape(x))))
-        o = unreduce_expand(o, axis)
-        g = unreduce_expand(g, axis)
-    o = op("broadcast_to_like", o, x)
-    g = op("broadcast_to_like", g, x)
-    indicators = op("cast_like", op("equal", o, x), g)
-    count = rsum(indicators, axis, True)
-    return [div(mul(g, indicators), count)]
+    shp = shape(x)
+    repeated: Expr = orig
+    if axis is None:
+        repeated = op("full_like", x, repeated)
+    else:
+        if not attrs_of(orig)["keepdims"]:
+            repeated = unreduce_expand(repeated, axis)
+            g = unreduce_expand(g, axis)
+        for ax in axis:
+            repeated = op("repeat", repeated, repeats=shp[ax], axis=ax)
+    indicators = op("cast_like", op("equal", repeated, x), g)
+    num_selected = rsum(indicators, axis, keepdims=True)
+    return [div(mul(indicators, g), num_selected)]
 
 
 _reduction("max", np.max, _max_grad)
@@ -116,6 +121,7 @@ _reduction("min", np.min)
 
 
 def _mean_grad(orig: Call, g: Expr) -> list[Expr]:
+    """v0.19: `broadcast_to_like(grad * const(1 / count), data)`."""
     (x,) = orig.args
     axis = reduce_axis(orig, x)
     shp = shape(x)
@@ -125,36 +131,52 @@ def _mean_grad(orig: Call, g: Expr) -> list[Expr]:
         g = unreduce_expand(g, axis)
     mult = 1.0
     for a in axis:
-        mult *= shp[a]
-    return [op("broadcast_to_like", div(g, scalar(mult, x)), x)]
+        mult /= shp[a]
+    return [op("broadcast_to_like", mul(g, scalar(mult, x)), x)]
 
 
 _reduction("mean", np.mean, _mean_grad)
 _reduction("prod", np.prod)
 
 
-def _argmax_kernel(args: list[Any], attrs: Attrs) -> Any:
+def _arg_kernel(opname: str, fn: Callable[..., Any]) -> Kernel:
+    """argmax / argmin over the (flattened) reduced axes, first or last index of a tie."""
+    def run(args: list[Any], attrs: Attrs) -> Any:
+        return _arg_reduce(args, attrs, opname, fn)
+
+    return run
+
+
+def _arg_reduce(args: list[Any], attrs: Attrs, opname: str, fn: Callable[..., Any]) -> Any:
     x = K.tensor(args[0])
-    axes = _kernel_axes(x, attrs, "argmax")
-    keep = bool(attr(attrs, "argmax", "keepdims"))
-    last = bool(attr(attrs, "argmax", "select_last_index"))
+    axes = _kernel_axes(x, attrs, opname)
+    keep = bool(attr(attrs, opname, "keepdims"))
+    last = bool(attr(attrs, opname, "select_last_index"))
     rest = [i for i in range(x.ndim) if i not in axes]
     moved = np.transpose(x, rest + list(axes))
     flat = moved.reshape([x.shape[i] for i in rest] + [-1])
     if flat.shape[-1] == 0:
-        raise OpError(f"argmax over an empty axis of shape {x.shape}")
+        raise OpError(f"{opname} over an empty axis of shape {x.shape}")
     if last:
-        idx = flat.shape[-1] - 1 - np.argmax(flat[..., ::-1], axis=-1)
+        idx = flat.shape[-1] - 1 - fn(flat[..., ::-1], axis=-1)
     else:
-        idx = np.argmax(flat, axis=-1)
+        idx = fn(flat, axis=-1)
     if keep:
         idx = idx.reshape([1 if i in axes else d for i, d in enumerate(x.shape)])
     return np.asarray(idx, dtype=np.int32)
 
 
-register(OpDef("argmax", 1, "relay.attrs.ArgReduceAttrs",
-               (*_REDUCE_FIELDS, F("select_last_index", False)),
-               relation=_reduce_type("int32"), kernel=_argmax_kernel))
+# ArgReduceAttrs declares select_last_index before exclude (reduce.h)
+_ARG_REDUCE_FIELDS = (F("axis", None), F("keepdims", False), F("select_last_index", False),
+                      F("exclude", False))
+register(OpDef("argmax", 1, "relay.attrs.ArgReduceAttrs", _ARG_REDUCE_FIELDS,
+               relation=_reduce_type("int32"), kernel=_arg_kernel("argmax", np.argmax)))
+register(OpDef("argmin", 1, "relay.attrs.ArgReduceAttrs", _ARG_REDUCE_FIELDS,
+               relation=_reduce_type("int32"), kernel=_arg_kernel("argmin", np.argmin)))
+
+
+_reduction("all", np.all)
+_reduction("any", np.any)
 
 
 def _variance_type(args: Sequence[Type], attrs: OpAttrs) -> Type:

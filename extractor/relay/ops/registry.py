@@ -56,9 +56,18 @@ class OpError(Exception):
     """An operator was applied to arguments or attributes it does not accept."""
 
 
-Relation = Callable[[Sequence[Type], "OpAttrs"], Any]  # -> Type | relation.Result
+Relation = Callable[[Sequence[Type], "OpAttrs"], Any]  # -> Type | relation.Result | Same
 Kernel = Callable[[list[Any], Attrs], Any]
 GradRule = Callable[[Call, Expr], list[Expr]]
+
+# Where a gradient rule comes from (`OpDef.grad_origin`).
+GRAD_V019 = "v0.19"
+"""v0.19's rule in `python/tvm/relay/op/_tensor_grad.py`, building the same calls."""
+GRAD_V019_VARIANT = "v0.19-variant"
+"""v0.19's rule, computed with other ops (its family module says which and why)."""
+GRAD_EXTENSION = "aliaslog"
+"""v0.19 registers no rule: an aliaslog extension, checked against finite differences."""
+GRAD_ORIGINS = (GRAD_V019, GRAD_V019_VARIANT, GRAD_EXTENSION)
 
 
 @dataclass(frozen=True)
@@ -67,8 +76,10 @@ class OpDef:
 
     `relation(arg_types, attrs)` gives the result type (`relation.py`), `kernel(args, attrs)`
     computes it on numpy values (`kernel.py`), `gradient(call, grad)` gives one gradient per
-    argument (`grad.py`); each is None when the operator has none. `effect` is what calling it
-    may do, one of `extractor.effect_table.EFFECTS` (`--op-effects FILE` overrides it).
+    argument (`grad.py`); each is None when the operator has none. `grad_origin` says where the
+    rule comes from (`GRAD_ORIGINS`: v0.19's, v0.19's computed otherwise, or an aliaslog
+    extension where v0.19 has none). `effect` is what calling it may do, one of
+    `extractor.effect_table.EFFECTS` (`--op-effects FILE` overrides it).
     """
 
     name: str
@@ -80,11 +91,20 @@ class OpDef:
     relation: Relation | None = None
     kernel: Kernel | None = None
     gradient: GradRule | None = None
+    grad_origin: str = GRAD_V019
 
     def __post_init__(self) -> None:
         if self.effect not in EFFECTS:
             raise ValueError(f"{self.name}: effect {self.effect!r} is not one of "
                              f"{', '.join(EFFECTS)}")
+        if self.grad_origin not in GRAD_ORIGINS:
+            raise ValueError(f"{self.name}: grad_origin {self.grad_origin!r} is not one of "
+                             f"{', '.join(GRAD_ORIGINS)}")
+
+    @property
+    def gradient_is_extension(self) -> bool:
+        """Whether the gradient rule is aliaslog's own (v0.19 has none for this op)."""
+        return self.gradient is not None and self.grad_origin == GRAD_EXTENSION
 
     def field(self, name: str) -> AttrField | None:
         for f in self.attr_fields:

@@ -87,6 +87,15 @@ class Result:
     args: Mapping[int, Type] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Same:
+    """A relation's answer that the result has argument `arg`'s type, known or not yet: TVM's
+    IdentityRel assigns it at once, so a type may flow from the result back into the argument
+    (`on_device(if (%c) { %f } else { %g })(%z)` types %f's parameter)."""
+
+    arg: int = 0
+
+
 # ----------------------------------------------------------------------------------- helpers
 
 
