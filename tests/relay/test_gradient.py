@@ -497,8 +497,8 @@ def test_every_registered_rule_is_exercised():
             if isinstance(n, Call) and isinstance(n.op, Op):
                 exercised.add(n.op.name)
     exercised |= {"add", "subtract", "multiply", "exp", "log", "annotation.checkpoint"}
-    exercised |= CONV_POOL_RULES  # run by tests/test_grad_conv_pool.py
-    exercised |= OPS_RULES  # run by tests/test_grad_ops.py
+    exercised |= CONV_POOL_RULES  # run by tests/relay/test_grad_conv_pool.py
+    exercised |= OPS_RULES  # run by tests/relay/test_grad_ops.py
     assert set(RULES) <= exercised, sorted(set(RULES) - exercised)
 
 
