@@ -11,6 +11,8 @@ its meaning: a node still used twice, or one whose evaluation would otherwise mo
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from extractor.relay import ast as A
 from extractor.relay.printer import run_deep
 from extractor.relay.transforms.prepare import Prepared
@@ -106,8 +108,7 @@ class _Folder:
         self.uses = uses
 
     def function(self, fn: A.Function) -> A.Function:
-        return A.Function(fn.params, self.block(fn.body), fn.ret_type, fn.type_params,
-                          fn.attrs, span=fn.span)
+        return replace(fn, body=self.block(fn.body))
 
     def inner(self, e: A.Expr) -> A.Expr:
         """A value with the let lists nested in it (arms, function bodies) folded too."""

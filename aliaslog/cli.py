@@ -59,9 +59,9 @@ def _cmd_parse(args: argparse.Namespace) -> int:
         from extractor.relay.typeinfer import infer_types
 
         typed = infer_types(mod)
-        print(astext(typed.module, types=typed.types))
+        print(astext(typed.module, types=typed.types, spans=args.spans))
     else:
-        print(astext(mod))
+        print(astext(mod, spans=args.spans))
     return 0
 
 
@@ -110,7 +110,14 @@ def _cmd_grad(args: argparse.Namespace) -> int:
     from extractor.relay.typeinfer import infer_types
 
     mod = infer_types(load_relay(args.file)).module
-    if args.training_step:
+    if args.mode == "first-order":
+        from extractor.relay.transforms.first_order_gradient import first_order_gradient_module
+
+        if args.training_step:
+            raise UsageError("--training-step builds on the higher-order gradient; it cannot be "
+                             "combined with --mode first-order")
+        grad = infer_types(first_order_gradient_module(mod, entry=args.entry))
+    elif args.training_step:
         if args.entry != "main":
             raise UsageError("--training-step differentiates @main (it wraps it as @main_grad)")
         params = [p.name_hint for p in mod.functions["main"].params] if "main" in \
@@ -123,7 +130,7 @@ def _cmd_grad(args: argparse.Namespace) -> int:
         grad = infer_types(training_step(mod, [params.index(n) for n in wanted]))
     else:
         grad = infer_types(gradient_module(mod, entry=args.entry))
-    text = astext(grad.module, types=grad.types if args.types else None)
+    text = astext(grad.module, types=grad.types if args.types else None, spans=args.spans)
     _emit(text, args.output)
     return 0
 
@@ -435,6 +442,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("parse", help="parse a Relay program and pretty-print it")
     sp.add_argument("file", help="Relay text (v0.0.5) or save_json file")
     sp.add_argument("--types", action="store_true", help="print inferred types")
+    sp.add_argument("--spans", action="store_true",
+                    help="print each node's source position as v0.19 does "
+                         "(` /* ty=T span=file:line:col */`)")
     sp.set_defaults(func=_cmd_parse)
 
     sp = sub.add_parser("run", help="evaluate a Relay program with the numpy interpreter")
@@ -447,13 +457,18 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--entry", default="main", help="the function to run (default: main)")
     sp.set_defaults(func=_cmd_run)
 
-    sp = sub.add_parser("grad", help="higher-order gradient of @main (TVM's transform)")
+    sp = sub.add_parser("grad", help="gradient of @main (TVM's relay.transform.gradient)")
     sp.add_argument("file", help="Relay text (v0.0.5) or save_json file")
     sp.add_argument("-o", "--output", type=output_file_arg,
                     help="write Relay text here instead of stdout")
     sp.add_argument("--entry", default="main",
                     help="the function to differentiate (default: main)")
     sp.add_argument("--types", action="store_true", help="print /* ty=... */ comments")
+    sp.add_argument("--spans", action="store_true",
+                    help="print source positions (` span=file:line:col`) as v0.19 does")
+    sp.add_argument("--mode", choices=["higher-order", "first-order"], default="higher-order",
+                    help="higher-order: references and closures, any program (the default); "
+                         "first-order: FirstOrderGradient, for dataflow programs, no references")
     sp.add_argument("--training-step", action="store_true",
                     help="a training step instead: @main calls the gradient (as @main_grad) and "
                          "returns the loss and the gradients of the parameters --keep names")
@@ -537,6 +552,31 @@ def build_parser() -> argparse.ArgumentParser:
                     help="extra effect table (name<TAB>effect)")
     _tir_effects_argument(sp)
     sp.set_defaults(func=lambda a: relax_cli.cmd_check(a))
+
+    sp = sub.add_parser("audit", help="Relax: check the module after every pass of TVM's "
+                                      "pipeline and name the pass that introduced each finding")
+    sp.add_argument("file", help="a TVMScript file (a Python file defining an IRModule)")
+    sp.add_argument("--module", metavar="NAME", help="which IRModule of FILE")
+    sp.add_argument("--passes", metavar="P1,P2,...",
+                    help="TVM passes to apply before the pipeline (relax.transform names, e.g. "
+                         "DataflowUseInplaceCalls,EliminateCommonSubexpr, or a pipeline: zero)")
+    sp.add_argument("--pipeline", default="default",
+                    help="relax.build's pipeline: default, zero, or none (default: default)")
+    sp.add_argument("--target", default="llvm", help="TVM target (default: llvm)")
+    sp.add_argument("--json", action="store_true",
+                    help="print the passes and findings as JSON (check, severity, "
+                         "introduced_by, pass_index, bindings)")
+    sp.add_argument("-o", "--output", metavar="REPORT.html", type=output_file_arg,
+                    help="write an HTML report: the passes, and each finding's TVMScript "
+                         "before and after its pass")
+    sp.add_argument("--confirm", action="store_true",
+                    help="build and run on the VM with and without each guilty pass "
+                         "(random inputs, 3 calls) and say whether the results differ")
+    EngineOptions.add_arguments(sp)
+    sp.add_argument("--op-effects", action="append", default=[], metavar="FILE",
+                    help="extra effect table (name<TAB>effect)")
+    _tir_effects_argument(sp)
+    sp.set_defaults(func=lambda a: relax_cli.cmd_audit(a))
 
     sp = sub.add_parser("precision", help="cost and precision of each analysis variant, "
                                           "against the dynamic oracle")

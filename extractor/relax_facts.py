@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import tvm
 import tvm_ffi
 from tvm import relax, s_tir, tirx
@@ -24,17 +23,8 @@ from .facts import FactSet
 DEFAULT_RELAX_EFFECTS = Path(__file__).with_name("relax_effects.tsv")
 DEFAULT_TIR_EFFECTS = Path(__file__).with_name("tir_packed_effects.tsv")
 
-# Ops that LegalizeOps + RewriteDataflowReshape turn into a view when they copy their input
-# unchanged (same dtype and element count) and the pass rewrites their binding (a DataflowVar
-# in a dataflow block): notes §2, case06.
-IDENTITY_WHEN_SAME = frozenset({
-    "relax.astype", "relax.broadcast_to", "relax.strided_slice", "relax.concat", "relax.tile",
-    "relax.repeat", "relax.layout_transform", "relax.collapse_sum_to", "relax.collapse_sum_like",
-    "relax.take", "relax.split",
-})
-# Binary arithmetic that is the identity when the other operand is this constant.
-IDENTITY_OPERAND = {"relax.add": 0.0, "relax.subtract": 0.0, "relax.multiply": 1.0,
-                    "relax.divide": 1.0, "relax.power": 1.0}
+# Packed functions LegalizeOps calls in place of an op: the same call, for comparing passes.
+LEGALIZED_FROM = {"relax.run.print": "relax.print", "relax.run.assert_op": "relax.assert_op"}
 # Builtin-call ops: args[0] is the real callee, args[1] a tuple of the real arguments.
 TUPLE_ARG_CALLS = frozenset({"relax.call_tir", "relax.call_tir_inplace", "relax.call_dps_packed",
                              "relax.call_tir_with_grad"})
@@ -105,38 +95,10 @@ def _is_var(e: Any) -> bool:
     return isinstance(e, relax.Var)
 
 
-def _tensor_sig(ty: Any) -> tuple[int | None, str] | None:
-    """(element count or None if symbolic, dtype) of a tensor type; None for other types."""
-    if not isinstance(ty, relax.TensorType):
-        return None
-    shape = ty.shape
-    count: int | None = None
-    if isinstance(shape, relax.ShapeExpr):
-        count = 1
-        for v in shape.values:
-            if not isinstance(v, tirx.IntImm):
-                count = None
-                break
-            count *= int(v.value)
-    return count, str(ty.dtype)
-
-
 def _cast_cannot_fail(b: relax.MatchCast) -> bool:
     """The value's static type already is the cast's type, so the run-time check passes."""
     ty = getattr(b.value, "ty", None)
     return ty is not None and bool(tvm_ffi.structural_equal(ty, b.ty))
-
-
-def _const_scalar(e: Any) -> float | None:
-    """The value of a scalar tensor constant, else None."""
-    if isinstance(e, tvm.ir.GenericConst) and isinstance(e.ty, relax.TensorType):
-        try:
-            arr = e.value.numpy()
-        except Exception:  # noqa: BLE001 - an unreadable constant is just not a scalar
-            return None
-        if arr.size == 1:
-            return float(np.asarray(arr, dtype="float64").reshape(()))
-    return None
 
 
 def written_params(pf: tirx.PrimFunc,
@@ -215,33 +177,6 @@ def _described_writes(c: Any, table: dict[str, TirCallEffect]) -> list[Any] | No
         elif pos not in effect.reads:
             return None  # a buffer where the table expects none: not the described signature
     return written
-
-
-def reshape_source(c: relax.Call, pf: tirx.PrimFunc) -> int | None:
-    """The argument RewriteDataflowReshape may make `call_tir(pf, args)` a view of, or None.
-
-    Mirrors the pass's checks (0.27, rewrite_dataflow_reshape.cc): exactly one tensor argument
-    the body uses, the same dtype and element count, and TVM's HasReshapePattern. TVM's check
-    aborts on a body that is not an s_tir block, and anything this cannot decide (symbolic
-    shapes, untyped arguments) is a possible view: a view is the conservative assumption.
-    """
-    args = list(c.args[1].fields) if isinstance(c.args[1], relax.Tuple) else []
-    mentioned: set[Any] = set()
-    tvm_ffi.structural_walk(pf.body, [(tvm.ir.Var, mentioned.add)])
-    used = [i for i, p in enumerate(pf.params[: len(args)])
-            if isinstance(p.ty, tirx.BufferType) and p in mentioned]
-    if len(used) != 1:
-        return None
-    k = used[0]
-    src, out = _tensor_sig(getattr(args[k], "ty", None)), _tensor_sig(getattr(c, "ty", None))
-    if src is not None and out is not None:
-        if src[1] != out[1]:
-            return None
-        if src[0] is not None and out[0] is not None and src[0] != out[0]:
-            return None
-    if isinstance(pf.body, s_tir.SBlockRealize) and not relax.analysis.has_reshape_pattern(pf):
-        return None
-    return k
 
 
 class _RelaxExtractor:
@@ -325,9 +260,6 @@ class _RelaxExtractor:
         blk = f"k{self.n_block}"
         self.n_block += 1
         bindings = [b for block in s.blocks for b in block.bindings]
-        # RewriteDataflowReshape only rewrites DataflowVar bindings of dataflow blocks
-        rewritable = {b for block in s.blocks if isinstance(block, relax.DataflowBlock)
-                      for b in block.bindings if isinstance(b.var, relax.DataflowVar)}
         result = self.atom(s.body, func, owner)
         lets = [self.nid(("let", b), b) for b in bindings]
         f.add("block_end", blk, result, len(bindings))
@@ -344,7 +276,7 @@ class _RelaxExtractor:
             span = getattr(b.value, "span", None)
             if span is not None:
                 f.add("node_loc", v, int(span.line), int(span.column))
-            value = self.value(b.value, func, bid, gname, b in rewritable)
+            value = self.value(b.value, func, bid, gname)
             if isinstance(b, relax.MatchCast) and not _cast_cannot_fail(b):
                 value = self.match_check(b, value, func, bid)
             self.ids.node_binding.setdefault(v, bid)
@@ -425,11 +357,11 @@ class _RelaxExtractor:
         f.add("node", n, "meta", func)
         return n
 
-    def value(self, e: Any, func: str, owner: str, gname: str, rewritable: bool = False) -> str:
-        """Facts for a binding's value (`rewritable`: RewriteDataflowReshape may rewrite it)."""
+    def value(self, e: Any, func: str, owner: str, gname: str) -> str:
+        """Facts for a binding's value."""
         f = self.f
         if isinstance(e, relax.Call):
-            return self.call(e, func, owner, rewritable)
+            return self.call(e, func, owner)
         if isinstance(e, relax.TupleGetItem):
             n = self.nid(e)
             f.add("segment", n, owner)
@@ -468,7 +400,7 @@ class _RelaxExtractor:
             return n
         return self.atom(e, func, owner)
 
-    def call(self, c: relax.Call, func: str, owner: str, rewritable: bool) -> str:
+    def call(self, c: relax.Call, func: str, owner: str) -> str:
         f = self.f
         n = self.nid(c)
         f.add("segment", n, owner)
@@ -501,10 +433,10 @@ class _RelaxExtractor:
             name = str(op.name)
             if name in TUPLE_ARG_CALLS:
                 inner = args[1].fields if len(args) > 1 and isinstance(args[1], relax.Tuple) else []
-                self.builtin_call(c, n, name, args[0], args_of(list(inner)), rewritable)
+                self.builtin_call(c, n, name, args[0], args_of(list(inner)))
                 return n
             if name in PACKED_CALLS:
-                self.builtin_call(c, n, name, args[0], args_of(args[1:]), rewritable)
+                self.builtin_call(c, n, name, args[0], args_of(args[1:]))
                 return n
             if name in ("relax.invoke_closure", "relax.invoke_pure_closure"):
                 inner = args[1].fields if len(args) > 1 and isinstance(args[1], relax.Tuple) else []
@@ -514,7 +446,7 @@ class _RelaxExtractor:
                 return n
             arg_ids = args_of(args)
             self.op_call(n, "op", name, "none" if op.get_attr("FPurity") else "unknown")
-            self.op_result(c, n, name, args, arg_ids, func, owner, rewritable)
+            self.op_result(c, n, name, arg_ids)
             return n
         if isinstance(op, tvm.ir.GlobalVar):
             target = self.mod[op]
@@ -556,8 +488,7 @@ class _RelaxExtractor:
             else:
                 f.add("view_of", o, src, why)
 
-    def op_result(self, c: relax.Call, n: str, name: str, args: list[Any],
-                  arg_ids: list[str], func: str, owner: str, rewritable: bool) -> None:
+    def op_result(self, c: relax.Call, n: str, name: str, arg_ids: list[str]) -> None:
         f = self.f
         if name in KILLS:
             f.add("kill", n, arg_ids[0], KILLS[name])
@@ -575,34 +506,10 @@ class _RelaxExtractor:
         if self.effects.get(name) == "view" and arg_ids:
             f.add("view_of", n, arg_ids[0], "view op")
             return
-        src = self.may_be_identity(c, name, args) if rewritable else None
-        if src is not None:
-            f.add("view_of", n, self.atom(src, func, owner),
-                  "identity copy that lowering may turn into a view")
         self.result(c, n)
 
-    def may_be_identity(self, c: relax.Call, name: str, args: list[Any]) -> Any:
-        """The argument that LegalizeOps + RewriteDataflowReshape may make this call a view of."""
-        out = _tensor_sig(getattr(c, "ty", None))
-        if not args or out is None or out[0] is None:
-            return None
-        if name in IDENTITY_WHEN_SAME:
-            src = args[0]
-            if name == "relax.concat" and isinstance(src, relax.Tuple):
-                if len(src.fields) != 1:
-                    return None
-                src = src.fields[0]
-            return src if _tensor_sig(getattr(src, "ty", None)) == out else None
-        if name in IDENTITY_OPERAND and len(args) == 2:
-            unit = IDENTITY_OPERAND[name]
-            for i in (0, 1) if name in ("relax.add", "relax.multiply") else (0,):
-                if _const_scalar(args[1 - i]) == unit and \
-                        _tensor_sig(getattr(args[i], "ty", None)) == out:
-                    return args[i]
-        return None
-
-    def builtin_call(self, c: relax.Call, n: str, name: str, callee: Any, arg_ids: list[str],
-                     rewritable: bool) -> None:
+    def builtin_call(self, c: relax.Call, n: str, name: str, callee: Any,
+                     arg_ids: list[str]) -> None:
         """call_tir(_inplace), call_dps_packed, call_pure_packed, call_inplace_packed."""
         f = self.f
         inplace = [int(i) for i in c.attrs.inplace_indices] if name in (
@@ -618,15 +525,10 @@ class _RelaxExtractor:
             return
         cname = str(callee.name_hint) if isinstance(callee, tvm.ir.GlobalVar) else name
         self.op_call(n, "op", name, "none")
-        self.ids.callee_name[n] = f"{name}(@{cname})"
+        self.ids.callee_name[n] = f"@{cname}"  # what CallTIRRewrite calls directly
         pf = self.mod[callee] if isinstance(callee, tvm.ir.GlobalVar) else None
         written: list[int] = []
         if isinstance(pf, tirx.PrimFunc):
-            if name == "relax.call_tir" and rewritable:
-                k = reshape_source(c, pf)
-                if k is not None:
-                    f.add("view_of", n, arg_ids[k], f"@{cname} may become a reshape (a view)")
-                    return
             written = [i for i in self.prim_written(cname, pf)[0] if i < len(arg_ids)]
         # the declared in-place arguments, and any other argument the kernel stores into
         for k in sorted(set(inplace) | set(written)):
@@ -667,6 +569,7 @@ class _RelaxExtractor:
     def extern_call(self, c: relax.Call, n: str, name: str, arg_ids: list[str]) -> None:
         """call_packed: effects from the table; TVM knows it is impure, so its writes are DPS."""
         self.op_call(n, "extern", name, "unknown")
+        self.ids.callee_name[n] = LEGALIZED_FROM.get(name, name)
         self.packed_call(c, n, name, arg_ids, [], "dps")
 
     def packed_call(self, c: relax.Call, n: str, name: str, arg_ids: list[str],

@@ -1,4 +1,4 @@
-"""Relax inputs: TVMScript files as IRModules, and the two extraction points of the build pipeline.
+"""Relax inputs: TVMScript files as IRModules, and the extraction points of the build pipeline.
 
 A TVMScript file is a Python file that defines IRModules at module level (what `mod.script()`
 prints, with its imports). Extraction points follow `relax.build`'s default pipeline (0.27):

@@ -94,6 +94,11 @@ class RelaxCase:
     dead_bindings: tuple[str, ...] = ()
     repeat: int = 1
     counter: str = "CALLS"
+    # `aliaslog audit`: the TVM passes (names) given before relax.build's default pipeline,
+    # and the pass the audit must name as introducing the finding ("input": the module is
+    # unsafe as written; None: not a pipeline case)
+    audit_passes: tuple[str, ...] = ()
+    guilty: str | None = None
 
     @property
     def path(self) -> Path:
@@ -157,6 +162,7 @@ def _twice_x_times_succ(x: np.ndarray) -> list[np.ndarray]:
     return [a * (a + 1)]
 
 
+_CASE15_CONST = np.array([[1, 2, 3], [4, 5, 6]], "int32")
 _FLIP_CLEAN = CleanControl("Clean", [_f32(0, 10, 12, 6)])  # a * (flip(a) + 1), a = 2x
 _GOOD = [_f32(0, 6, 20, 42)]
 _BAD = [_f32(1, 9, 25, 49)]
@@ -198,6 +204,8 @@ CASES: list[RelaxCase] = [
         cleans=(CleanControl("Clean", [_f32(2, 6, 10, 14)]),),
         description="call_tir_inplace writes `a`, which is read afterwards; DCE deletes the "
         "unused write because call_tir_inplace is registered pure",
+        audit_passes=('DeadCodeElimination',),
+        guilty='input',
     ),
     RelaxCase(
         case_id="02b",
@@ -216,6 +224,8 @@ CASES: list[RelaxCase] = [
         cleans=(CleanControl("Clean", [_f32(0, 1, 2, 3)], func="mutates_param"),),
         description="a pure-annotated function writes its parameter in place, changing the "
         "caller's tensor",
+        audit_passes=(),
+        guilty='input',
     ),
     RelaxCase(
         case_id="03",
@@ -231,6 +241,8 @@ CASES: list[RelaxCase] = [
         cleans=(CleanControl("Clean", 1),),
         description="RemoveUnusedOutputs drops the call to an impure private function whose "
         "tuple result is entirely unused (DCE alone keeps it)",
+        audit_passes=('RemoveUnusedOutputs',),
+        guilty='RemoveUnusedOutputs',
     ),
     RelaxCase(
         case_id="04a",
@@ -246,6 +258,8 @@ CASES: list[RelaxCase] = [
         cleans=(CleanControl("Clean", [_f32(1, 3, 5, 7), _f32(0, 3, 6, 9)]),),
         description="DataflowUseInplaceCalls writes `a` in place for `c = a + 1`; CSE then "
         "rewrites the equal `b` to `a`, so the returned `b` is overwritten",
+        audit_passes=('DataflowUseInplaceCalls', 'EliminateCommonSubexpr'),
+        guilty='EliminateCommonSubexpr',
     ),
     RelaxCase(
         case_id="04b",
@@ -261,6 +275,8 @@ CASES: list[RelaxCase] = [
         cleans=(CleanControl("CleanHand", [_f32(1, 3, 5, 7), _f32(0, 3, 6, 9)]),),
         description="a contract-valid hand-written call_tir_inplace on `a`; CSE merges the "
         "equal `b` into `a`, which is live after the write",
+        audit_passes=('EliminateCommonSubexpr',),
+        guilty='EliminateCommonSubexpr',
     ),
     *[
         RelaxCase(
@@ -277,6 +293,9 @@ CASES: list[RelaxCase] = [
             cleans=(_FLIP_CLEAN, CleanControl("CleanReshape", _GOOD)),
             description=f"DataflowUseInplaceCalls treats b = {op} as fresh and writes it in "
             "place; lowering makes b an alias of `a`, which is read afterwards",
+            audit_passes=("DataflowUseInplaceCalls",),
+            # no_grad is a view as written; the copies become views in RewriteDataflowReshape
+            guilty="DataflowUseInplaceCalls" if letter == "a" else "RewriteDataflowReshape",
         )
         for letter, module, op in _CASE05_OPS
     ],
@@ -296,6 +315,8 @@ CASES: list[RelaxCase] = [
             cleans=(_FLIP_CLEAN,),
             description=f"user call_tir_inplace on the dead b = {op}; the default build turns "
             "b into a view of `a` (RewriteDataflowReshape), which is read afterwards",
+            # R.reshape is a view as written (the VM's reshape shares its input's memory)
+            guilty="input" if letter == "i" else "RewriteDataflowReshape",
         )
         for letter, module, op in _CASE06_OPS
     ],
@@ -316,6 +337,8 @@ CASES: list[RelaxCase] = [
         description="DataflowUseInplaceCalls writes the constant-only `a = c1 + c2` in place; "
         "FoldConstant makes `a` a module constant, which every call then overwrites (the "
         "IRModule's own constant: a second build of the same module continues at 6, 7, 8)",
+        audit_passes=('DataflowUseInplaceCalls', 'zero'),
+        guilty='FoldConstant',
     ),
     RelaxCase(
         case_id="08",
@@ -332,6 +355,8 @@ CASES: list[RelaxCase] = [
         cleans=(CleanControl("Clean", [_f32(0, 5, 12, 21)]),),
         description="call_pure_packed(identity, a) returns `a`; StaticPlanBlockMemory reuses "
         "a's storage for `c = x * x` while the alias `b` is still live",
+        audit_passes=(),
+        guilty='StaticPlanBlockMemory',
     ),
     RelaxCase(
         case_id="09",
@@ -347,6 +372,8 @@ CASES: list[RelaxCase] = [
         cleans=(CleanControl("Clean", 2),),
         description="DCE deletes an unused call_pure_packed around an effectful packed function "
         "and an unused call to a force_pure function that runs call_packed",
+        audit_passes=('DeadCodeElimination',),
+        guilty='DeadCodeElimination',
     ),
     RelaxCase(
         case_id="10",
@@ -379,6 +406,8 @@ CASES: list[RelaxCase] = [
         cleans=(CleanControl("Clean", [_f32(0, 8, 24, 48)]),),
         description="DataflowUseInplaceCalls does not count `t[0]` as a use of `a`, so "
         "`b = a + 1` overwrites `a` before `c = t[0]` reads it",
+        audit_passes=('DataflowUseInplaceCalls',),
+        guilty='DataflowUseInplaceCalls',
     ),
     RelaxCase(
         case_id="13",
@@ -398,6 +427,29 @@ CASES: list[RelaxCase] = [
         "assert_op(True) and an unused match_cast",
     ),
 ]
+
+CASES.append(RelaxCase(
+    case_id="15",
+    file="case15_inplace_pass_writes_bound_constant.py",
+    module="Before",
+    klass="inplace-const",
+    check_on="after",
+    passes=_INPLACE,
+    inputs=lambda: [np.ones((2, 3), dtype="int32")],
+    observe="repeat",
+    repeat=3,
+    expected=[np.array([[2, 6, 12], [20, 30, 42]], "int32")] * 3,
+    buggy=[np.array(v, "int32") for v in ([[2, 6, 12], [20, 30, 42]],
+                                          [[6, 42, 156], [420, 930, 1806]],
+                                          [[42, 1806, 24492], [176820, 865830, 3263442]])],
+    reference=lambda x: [(x + _CASE15_CONST) * _CASE15_CONST] * 3,
+    cleans=(CleanControl("Clean", [np.array([[1, 4, 9], [16, 25, 36]], "int32")] * 3),),
+    description="DataflowUseInplaceCalls makes q = z * y write into y, which the dataflow "
+    "block binds to a module constant (TVM's BasicLiveness test expects q to be eligible): "
+    "every call changes the constant",
+    audit_passes=("DataflowUseInplaceCalls",),
+    guilty="DataflowUseInplaceCalls",
+))
 
 CASES_BY_ID: dict[str, RelaxCase] = {c.case_id: c for c in CASES}
 

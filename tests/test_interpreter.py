@@ -975,18 +975,23 @@ def test_seed_program_against_numpy():
     assert [a.shape for a in flat] == [(), (5, 20)]
 
 
-def test_evaluate_checks_entry_arity_and_argument_types():
+def test_evaluate_checks_entry_arity_and_argument_kinds():
+    """v0.19's EvalFunction does not check argument types: a tensor of another dtype runs
+    (the ops see it), one of the wrong shape fails in the op that cannot take it, and a value
+    of the wrong kind (a tuple for a tensor) is refused up front, naming the parameter."""
     mod = seed_module()
     args = random_inputs(mod["main"], seed=0)
     with pytest.raises(EvalError, match="no function @nope"):
         evaluate(mod, args, entry="nope")
     with pytest.raises(EvalError, match="takes 4 argument"):
         evaluate(mod, args[:3])
-    bad = [args[0].astype(np.float64)] + args[1:]
-    with pytest.raises(EvalError, match="input_0"):
-        evaluate(mod, bad)
-    with pytest.raises(EvalError, match=r"Tensor\[\(20, 10\), float32\]"):
+    loss, _ = evaluate(mod, [args[0].astype(np.float64)] + args[1:])
+    assert loss.dtype == np.float64
+    with pytest.raises(EvalError, match=r"nn\.dense: data \(5, 10\) and weight \(10, 20\)"):
         evaluate(mod, [args[0], args[1], args[2].T, args[3]])
+    with pytest.raises(EvalError, match=r"argument for %input_0: expected a tensor of type "
+                                        r"Tensor\[\(5, 10\), float32\], got a tuple"):
+        evaluate(mod, [(args[0],)] + args[1:])
     with pytest.raises(EvalError, match="executor mode"):
         evaluate(mod, args, mode_str="vm")
     assert len(evaluate(mod, args, mode_str="debug")) == 2

@@ -106,6 +106,8 @@ def test_type_forms(ty, text) -> None:  # noqa: ANN001
         (1e-5, "float32", "1e-05f"),
         (1e10, "float32", "1e+10f"),
         (-2.5, "float32", "-2.5f"),
+        (42, "int16", "42i16"),
+        (-42, "int16", "-42i16"),
         (42, "int32", "42"),
         (-42, "int32", "-42"),
         (42, "int64", "42i64"),
@@ -139,6 +141,7 @@ def test_float32_literal_is_shortest_round_trip() -> None:
 @pytest.mark.parametrize(
     "data",
     [np.asarray(float("nan"), "float32"), np.asarray(5, "int8"), np.asarray(7, "uint8"),
+     np.asarray(7, "uint16"), np.asarray(7, "uint32"), np.asarray(7, "uint64"),
      np.ones((2, 2), "float32"), np.arange(3, dtype="int64")],
 )
 def test_other_constants_go_to_metadata(data) -> None:  # noqa: ANN001

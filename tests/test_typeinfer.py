@@ -53,6 +53,7 @@ from extractor.relay.typeinfer import Typed, infer_expr, infer_types
 from .op_registry import RELATIONS
 
 SEED = Path(__file__).parent / "data" / "seed_issue_program.relay"
+HEADER = '#[version = "0.0.5"]\n'
 
 try:  # the parser is written concurrently; the lead removes this guard
     from extractor.relay.parser import parse, parse_expr
@@ -806,6 +807,53 @@ def test_polymorphic_body_keeps_type_vars_rigid() -> None:
     bad = Function((x,), call("negative", x), a, (a,))
     with pytest.raises(RelayTypeError, match="expected a tensor but found A in argument 0"):
         infer_types(Module({"bad": bad}))
+
+
+@needs_parser
+def test_polymorphic_argument_is_instantiated_at_the_call() -> None:
+    """v0.19 test_pass_defunctionalization test_simple: `fn [A]` passed for `fn(A) -> B`; the
+    solver binds the extra type parameter to a fresh hole (type_solver.cc, FuncType)."""
+    mod = parse(HEADER + """def @simple[A, B](%f: fn(A) -> B, %xs: A) -> B {
+  %f(%xs)
+}
+def @main(%l: Tensor[(5, 5), float32]) -> Tensor[(5, 5), float32] {
+  %0 = fn[A](%x: A) -> A {
+    %x
+  };
+  @simple(%0, %l)
+}
+""")
+    typed = infer_types(mod)
+    assert typed.module["main"].ret_type == T(5, 5)
+    call_ = typed.module["main"].body
+    assert typed.type_of(call_) == T(5, 5)
+    from extractor.relay.interpreter import evaluate
+
+    x = np.arange(25, dtype="float32").reshape(5, 5)
+    np.testing.assert_array_equal(evaluate(typed.module, [x]), x)
+
+
+@needs_parser
+def test_instantiated_argument_must_still_fit() -> None:
+    mod = parse(HEADER + """def @app(%f: fn(float32) -> int32, %x: float32) -> int32 { %f(%x) }
+def @main(%y: float32) { @app(fn [A](%x: A) -> A { %x }, %y) }
+""")
+    with pytest.raises(RelayTypeError, match="argument 0 of @app"):
+        infer_types(mod)
+
+
+def test_polymorphic_global_value_shared_is_instantiated_per_use() -> None:
+    """One @id node passed twice at two types: each use gets its own instance."""
+    a = TypeVar("A")
+    x = Var("x", a)
+    ident = Function((x,), x, a, (a,))
+    f, g = Var("f", FuncType((F32,), F32)), Var("g", FuncType((I32,), I32))
+    apply2 = Function((f, g), Tuple((Call(f, (const(1.0, "float32"),)),
+                                     Call(g, (const(2, "int32"),)))))
+    gid, gapp = GlobalVar("id"), GlobalVar("apply2")
+    main = Function((), Call(gapp, (gid, gid)))
+    typed = infer_types(Module({"id": ident, "apply2": apply2, "main": main}))
+    assert typed.module["main"].ret_type == TupleType((F32, I32))
 
 
 # ---------------------------------------------------------------------------------- ADTs

@@ -32,6 +32,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     EngineOptions.add_arguments(sp)
     sp.add_argument("--at", default="input", choices=["input", "legalized", "lowered"],
                     help="Relax extraction point (files named *.lowered.py are taken as they are)")
+    sp.add_argument("--audit", action="store_true",
+                    help="Relax: also audit each model through relax.build's default llvm "
+                         "pipeline, pass by pass; the report gets a per-pass table")
     sp.add_argument("--quiet", action="store_true", help="no progress output")
     sp.add_argument("--check-outputs", action="store_true",
                     help="Relay: run each program before and after aliaslog's DCE on seeded "
@@ -48,7 +51,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
     options = {"analysis": AnalysisOptions.from_args(args).as_json(),
                "engine": EngineOptions.from_args(args).as_json(), "relax_point": args.at,
-               "check_outputs": args.check_outputs}
+               "check_outputs": args.check_outputs, "audit": args.audit}
     command = "aliaslog batch " + " ".join(shlex.quote(a) for a in sys.argv[2:])
     res = run_batch(args.paths, args.out, task_options=options, workers=args.workers,
                     time_limit=args.time_limit, force=args.force, dask_address=args.dask,

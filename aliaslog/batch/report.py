@@ -25,7 +25,7 @@ from ..plots import (
 )
 
 STAGES = ("startup", "load", "typecheck", "gradient", "lower", "prepare", "facts", "solve",
-          "read-back", "dce", "check")
+          "read-back", "dce", "check", "audit")
 FACT_STAGES = ("facts", "solve", "read-back")  # these scale with the fact count, not nodes
 UNSCALED = ("startup",)  # worker start-up (imports) does not depend on the model: not plotted
 IR_ORDER = {"relay": 0, "relax": 1}
@@ -332,6 +332,37 @@ def table(rows: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> str:
     return "".join(out)
 
 
+def audit_table(rows: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> str:
+    """Per pass of the audited pipeline: on how many models it changed the module, and which
+    findings it introduced on which models (rows without an audit are left out)."""
+    audited = [(r, lab) for r, lab in zip(rows, labels, strict=True)
+               if isinstance(r.get("audit"), Mapping)]
+    if not audited:
+        return ""
+    order: dict[str, None] = {}
+    changed: dict[str, int] = {}
+    found: dict[str, dict[str, list[str]]] = {}
+    for r, lab in audited:
+        for s in r["audit"]["passes"]:
+            order.setdefault(s["name"])
+            changed[s["name"]] = changed.get(s["name"], 0) + bool(s["changed"])
+        for f in r["audit"]["findings"]:
+            found.setdefault(f["introduced_by"], {}).setdefault(lab, []).append(
+                f"{f['check']}" + (" (warning)" if f["severity"] != "error" else ""))
+    names = [n for n in found if n not in order] + list(order)  # "input" first
+    body = "".join(
+        f"<tr><td>{esc(n)}</td><td>{changed.get(n, 0)}</td>"
+        f"<td>{sum(len(v) for v in found.get(n, {}).values())}</td><td>"
+        + esc("; ".join(f"{m}: {', '.join(ks)}" for m, ks in found.get(n, {}).items()) or "—")
+        + "</td></tr>" for n in names)
+    return (f'<h2 id="audit">Audit, pass by pass ({len(audited)} models)</h2>'
+            '<p class="explain">Each model through relax.build\'s default llvm pipeline, checked '
+            "after every pass; a finding belongs to the pass after which it first appears "
+            "(input: the model as given).</p><table><thead><tr><th>pass</th>"
+            "<th>models it changed</th><th>findings</th><th>on models</th></tr></thead>"
+            f"<tbody>{body}</tbody></table>")
+
+
 def render(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, Any]) -> str:
     """The whole page as a string (write_report writes it)."""
     rows = ordered(rows)
@@ -364,7 +395,8 @@ def render(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, Any]) -> str:
         figures=key_figures(rows),
         failures_link='<a href="#failures">failures</a>' if failed else "",
         failures=failures(rows, labels), time_left=a1, time_right=a2, kept=kept,
-        removals=removals, found=sizes, n_rows=len(rows), table=table(rows, labels))
+        removals=removals, found=sizes, n_rows=len(rows),
+        table=audit_table(rows, labels) + table(rows, labels))
 
 
 def write_report(rows: list[dict], meta: dict, path: Path) -> None:

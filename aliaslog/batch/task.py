@@ -35,6 +35,7 @@ class Task:
     engine: dict[str, Any] = field(default_factory=DEFAULT_ENGINE.as_json)
     relax_point: str = "input"
     check_outputs: bool = False  # Relay: run before and after analysis DCE, compare results
+    audit: bool = False  # Relax: audit the model through relax.build's default llvm pipeline
 
     def options(self) -> dict[str, Any]:
         """Everything but the path: what the cache key must cover besides the file's bytes."""
@@ -210,7 +211,28 @@ def _relax(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, A
         before = bindings(at)
         ours = before - bindings(remove_relax_bindings(at, set(res.removable())))
         tvm = before - bindings(relax.transform.DeadCodeElimination()(at))
-    return _analysed(res, ours, tvm, "relax.transform.DeadCodeElimination")
+    row = _analysed(res, ours, tvm, "relax.transform.DeadCodeElimination")
+    if task.audit and not task.path.endswith(".lowered.py"):
+        with stage("audit"):
+            row["audit"] = _audit(mod, task.engine_options())
+        if row["audit"]["analysis_errors"]:
+            row.update(status="error", error="aliaslog could not analyse the module after "
+                       + row["audit"]["analysis_errors"][0])
+    return row
+
+
+def _audit(mod: Any, engine: EngineOptions) -> dict[str, Any]:
+    """The row's `audit`: each pass of the default llvm pipeline and what it introduced."""
+    from ..relax.audit import audit_module
+
+    report = audit_module(mod, (), "default", "llvm", engine=engine)
+    return {"passes": [{"name": s.name, "changed": s.changed, "findings": s.findings}
+                       for s in report.steps],
+            "findings": [{"check": f.check, "severity": f.severity,
+                          "introduced_by": f.introduced_by, "pass_index": f.pass_index}
+                         for f in report.findings],
+            "failed": None if report.failed is None else " ".join(report.failed),
+            "analysis_errors": [f"{s.name}: {s.error}" for s in report.steps if s.error]}
 
 
 def _analysed(res: Any, ours: int, tvm: int, tvm_pass: str) -> dict[str, Any]:

@@ -125,10 +125,13 @@ def compare_modules(before: tvm.IRModule, after: tvm.IRModule, **options) -> lis
     writes to parameters, constants or outside memory, and calls of functions that make them,
     seen through call_pure_packed, force_pure and FPurity=true in-place ops alike.
     """
-    rb = analyze_relax(before, **options)
-    ra = analyze_relax(after, **options)
+    return effect_changes(analyze_relax(before, **options), analyze_relax(after, **options))
+
+
+def effect_changes(rb: RelaxResult, ra: RelaxResult) -> list[EffectChange]:
+    """What compare_modules reports, from the two modules' analyses."""
     sb, sa = _effect_sequences(rb), _effect_sequences(ra)
-    public_after = {str(gv.name_hint) for gv, f in after.functions.items()
+    public_after = {str(gv.name_hint) for gv, f in ra.module.functions.items()
                     if isinstance(f, relax.Function)}
     out: list[EffectChange] = []
     for fn, seq_b in sorted(sb.items()):

@@ -106,3 +106,40 @@ def cmd_dce(args: argparse.Namespace) -> int:
     else:
         print(text)
     return 0
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    """Which pass of TVM's pipeline introduced each finding; exit 1 on any error finding."""
+    from .audit import audit_module
+    from .audit_report import write_html
+    from .confirm import confirm_report, fresh_constants
+
+    mod = load_relax_module(args.file, args.module)
+    passes = [p.strip() for p in (args.passes or "").split(",") if p.strip()]
+    given = fresh_constants(mod) if args.confirm else None  # before any pass ran kernels
+    report = audit_module(mod, passes, args.pipeline, args.target, **_options(args))
+    if given is not None:
+        confirm_report(report, given)
+    if args.output:
+        write_html(report, args.file, args.output)
+    errors = report.errors
+    if args.json:
+        print(json.dumps(report.as_json(args.file), indent=2))
+    else:
+        for f in report.findings:
+            print(f.describe())
+            c = report.confirmations.get(f.ordinal) if f.severity == "error" else None
+            print(f"  {c.describe()}\n" if c else "")
+        if report.failed is not None:
+            print(f"note: TVM's pipeline failed in {report.failed[0]}: {report.failed[1]} "
+                  "(the passes after it were not audited)")
+        bad = [s for s in report.steps if s.error]
+        for s in bad:
+            print(f"note: aliaslog could not analyse the module after {s.name}: {s.error}")
+        changed = sum(s.changed for s in report.steps)
+        n, w = len(errors), len(report.findings) - len(errors)
+        print(f"{args.file}: {len(report.steps)} passes ({changed} changed the module), "
+              f"{n} error finding{'s' * (n != 1)}, {w} warning{'s' * (w != 1)}")
+    if any(s.error for s in report.steps):
+        return 3
+    return 1 if errors else 0

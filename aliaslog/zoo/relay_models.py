@@ -736,7 +736,7 @@ def op_counts(mod: Module) -> Counter[str]:
 
 def gradient_blockers(mod: Module) -> list[str]:
     """The ops of mod without a gradient rule (sorted): why its gradient cannot be taken."""
-    from extractor.relay.transforms.gradient import gradient_rule
+    from extractor.relay.transforms.ad_shared import gradient_rule
 
     return sorted(name for name in op_counts(mod) if gradient_rule(name) is None)
 

@@ -35,6 +35,10 @@ from extractor.relay.parser import parse, parse_expr
 from extractor.relay.printer import astext, type_str
 from extractor.relay.transforms.anf import expr_to_a_normal_form, to_a_normal_form
 from extractor.relay.transforms.eta_expand import eta_expand
+from extractor.relay.transforms.first_order_gradient import (
+    first_order_gradient,
+    first_order_gradient_module,
+)
 from extractor.relay.transforms.gradient import gradient, gradient_module
 from extractor.relay.transforms.simplify_inference import simplify_inference
 from extractor.relay.typeinfer import infer_expr, infer_types
@@ -48,7 +52,8 @@ __all__ = [
     "Closure", "ConstructorValue", "EvalError", "LocatedError", "OPS", "PROJECT_DIRS",
     "ParseError", "RefCell", "RelayTypeError", "alpha_equal", "assert_alpha_equal", "ast",
     "astext", "dce", "eta_expand", "eval_expr", "evaluate",
-    "expr_to_a_normal_form", "gradient", "gradient_module", "infer_expr", "infer_types",
+    "expr_to_a_normal_form", "first_order_gradient", "first_order_gradient_module", "gradient",
+    "gradient_module", "infer_expr", "infer_types",
     "load_json", "lookup", "make_call", "parse", "parse_expr", "save_json",
     "simplify_inference", "to_a_normal_form", "type_str", "zoo",
 ]

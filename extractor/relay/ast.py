@@ -18,9 +18,13 @@ from ..diagnostics import Span
 
 
 class Type:
-    """Base of Relay types (value equality)."""
+    """Base of Relay types (value equality); str() is the Relay text, so messages that format
+    a type read as Relay (repr() stays the dataclass form, for debugging)."""
 
     __slots__ = ()
+
+    def __str__(self) -> str:
+        return type_str(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,11 +159,15 @@ def _span() -> Any:
 
 @dataclass(frozen=True, eq=False, slots=True)
 class Var(Expr):
-    """A local variable; its identity is the binding (name_hint need not be unique)."""
+    """A local variable; its identity is the binding (name_hint need not be unique).
+
+    `virtual_device` is the `{virtual_device=meta[VirtualDevice][i]}` a parameter may carry
+    (v0.19 `VarNode::virtual_device_`, printed by relay_text_printer.cc AllocVar)."""
 
     name_hint: str
     type_annotation: Type | None = None
     span: Span | None = _span()
+    virtual_device: MetaRef | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,10 +199,12 @@ class Constructor(Expr):
 
 @dataclass(frozen=True, eq=False, slots=True)
 class Constant(Expr):
-    """A tensor constant; scalars print as literals (`1f`, `42i64`, `True`)."""
+    """A tensor constant; scalars print as literals (`1f`, `42i64`, `True`). `origin` is the
+    `meta[relay.Constant][i]` it was read from, if any (so its section can be written back)."""
 
     data: np.ndarray
     span: Span | None = _span()
+    origin: MetaRef | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -247,7 +257,8 @@ class If(Expr):
 
 @dataclass(frozen=True, eq=False, slots=True)
 class Function(Expr):
-    """`fn [T](%x: T, attrs) -> R { body }`."""
+    """`fn [T](%x: T, attrs) -> R { body }`; `virtual_device` is the first-class field v0.19's
+    parser promotes a `virtual_device=` attribute to (parser.cc ParseFunctionDef)."""
 
     params: tuple[Var, ...]
     body: Expr
@@ -255,6 +266,7 @@ class Function(Expr):
     type_params: tuple[TypeVar, ...] = ()
     attrs: Attrs = EMPTY_ATTRS
     span: Span | None = _span()
+    virtual_device: MetaRef | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -587,7 +599,8 @@ def with_children(e: Expr, visit: Callable[[Expr], Expr]) -> Expr:
         b = visit(e.body)
         if _same(ps, e.params) and b is e.body:
             return e
-        return Function(ps, b, e.ret_type, e.type_params, e.attrs, span=e.span)  # type: ignore[arg-type]
+        return Function(ps, b, e.ret_type, e.type_params, e.attrs,  # type: ignore[arg-type]
+                        span=e.span, virtual_device=e.virtual_device)
     if isinstance(e, RefCreate):
         v = visit(e.value)
         return e if v is e.value else RefCreate(v, span=e.span)
@@ -648,10 +661,35 @@ def const(value: Any, dtype: str | None = None) -> Constant:
     return Constant(np.asarray(value, dtype=dtype))
 
 
+class MetaSource:
+    """One parsed `#[metadata]` document (save_json of Map<String, Array<Object>>), kept whole
+    so that objects the project does not model print back exactly as they came."""
+
+    __slots__ = ("nodes", "arrays", "tables", "root")
+
+    def __init__(self, nodes: list[dict[str, Any]], arrays: list[str],
+                 tables: Mapping[str, int], root: int) -> None:
+        self.nodes = nodes
+        self.arrays = arrays
+        self.tables = dict(tables)  # table key -> index of its Array node
+        self.root = root  # the Map node
+
+    def entries(self, key: str) -> list[Any]:
+        """The node indices table `key` lists, in order."""
+        j = self.tables.get(key)
+        return list(self.nodes[j].get("data", [])) if j is not None else []
+
+
 @dataclass(frozen=True, slots=True)
 class MetaRef:
-    """`meta[TypeKey][N]` for an object Relay keeps opaque here (e.g. a VirtualDevice attribute)."""
+    """`meta[TypeKey][N]` for an object Relay keeps opaque here (e.g. a VirtualDevice).
+
+    `source` and `node` locate it in the document it came from (the printer writes that
+    document back); two refs are equal when key, index and content (`fingerprint`) agree."""
 
     type_key: str
     index: int
     fields: Mapping[str, Any] | None = field(default=None, compare=False)  # its JSON attrs
+    fingerprint: tuple[Any, ...] = ()
+    source: MetaSource | None = field(default=None, compare=False, repr=False)
+    node: int = field(default=-1, compare=False, repr=False)

@@ -612,8 +612,12 @@ def evaluate(mod: Module, args: Sequence[Value], entry: str = "main", *,
     if len(values) != len(fn.params):
         raise EvalError(f"@{name} takes {len(fn.params)} argument(s), got {len(values)}",
                         fn.span)
+    # v0.19's EvalFunction applies the closure without checking argument types
+    # (interpreter.cc, EvalFunction), so only a value of the wrong kind (a non-tensor where
+    # a tensor is needed, a tuple of the wrong arity) is refused, here, with a clear message;
+    # dtypes and shapes are the ops' business.
     for p, a in zip(fn.params, values, strict=True):
-        problem = _type_mismatch(p.type_annotation, a)
+        problem = _kind_mismatch(p.type_annotation, a)
         if problem:
             raise EvalError(f"argument for %{p.name_hint}: {problem}", p.span or fn.span)
     if not prepared:
@@ -637,33 +641,37 @@ def eval_expr(e: Expr, mod: Module | None = None, env: Mapping[Var, Value] | Non
 
 
 def _as_value(a: Any) -> Value:
-    if isinstance(a, (np.ndarray, tuple, RefCell, Closure, ConstructorValue)):
+    """An argument as the interpreter's value, as `_arg_to_ast` + `relay.const` make it
+    (python/tvm/relay/backend/interpreter.py, expr.py): arrays keep their dtype; Python and
+    numpy scalars and lists become tensors, 64-bit ints and floats narrowed to int32 and
+    float32; tuples stay tuples."""
+    if isinstance(a, (np.ndarray, RefCell, Closure, ConstructorValue)):
         return a
-    if isinstance(a, (np.generic, bool, int, float)):
-        return np.asarray(a)
-    if isinstance(a, list):
+    if isinstance(a, tuple):
         return tuple(_as_value(x) for x in a)
+    if isinstance(a, (np.generic, bool, int, float, list)):
+        try:
+            arr = np.asarray(a)
+        except (ValueError, TypeError) as ex:
+            raise EvalError(f"cannot pass {type(a).__name__} {a!r} as a tensor: {ex}") from None
+        if arr.dtype == np.object_:
+            raise EvalError(f"cannot pass {type(a).__name__} {a!r} as a tensor")
+        narrow = {np.dtype("int64"): np.int32, np.dtype("float64"): np.float32}.get(arr.dtype)
+        return arr.astype(narrow) if narrow is not None else arr
     raise EvalError(f"cannot pass a {type(a).__name__} as a Relay value")
 
 
-def _type_mismatch(t: Type | None, v: Value) -> str | None:
-    """Why value v cannot inhabit the annotation t (only concrete parts are checked)."""
+def _kind_mismatch(t: Type | None, v: Value) -> str | None:
+    """Why value v cannot be what the annotation t says it is: a tensor, a tuple of so many
+    fields, a reference (dtype and shape are not checked, as v0.19 does not)."""
     if isinstance(t, TensorType):
         if not isinstance(v, np.ndarray):
             return f"expected a tensor of type {type_str(t)}, got {_kind(v)}"
-        try:
-            want = np_dtype(t.dtype)
-        except OpError:
-            return None
-        shape_ok = len(t.shape) == v.ndim and all(
-            d is None or d == s for d, s in zip(t.shape, v.shape, strict=True))
-        if not shape_ok or v.dtype != want:
-            return f"expected {type_str(t)}, got Tensor[{tuple(v.shape)}, {v.dtype}]"
     elif isinstance(t, TupleType):
         if not isinstance(v, tuple) or len(v) != len(t.fields):
             return f"expected a tuple of {len(t.fields)} field(s), got {_kind(v)}"
         for ft, fv in zip(t.fields, v, strict=True):
-            inner = _type_mismatch(ft, fv)
+            inner = _kind_mismatch(ft, fv)
             if inner:
                 return inner
     elif isinstance(t, RefType) and not isinstance(v, RefCell):

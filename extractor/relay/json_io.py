@@ -10,7 +10,8 @@ Op attributes are written as their `relay.attrs.*Attrs` node with every field, P
 (`int`, `bool`, `double`, `DataType`) as strings and the rest as `IntImm`, `FloatImm`,
 `runtime.String` or `Array` nodes; which int fields are POD the op registry declares (`pod_int`).
 Loading keeps only the fields the text printer would print, so `load_json` builds the same AST as
-parsing the printed text does.
+parsing the printed text does. Objects the project does not model (a var's or function's
+`VirtualDevice`, its `Target`) go both ways as `#[metadata]` objects (MetaRef), copied as they are.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ from .ast import (
     IncompleteType,
     Let,
     Match,
+    MetaRef,
+    MetaSource,
     Module,
     Op,
     Pattern,
@@ -72,7 +75,6 @@ _KIND_TYPE = 0  # TypeKind::kType
 _KIND_ADT = 5  # TypeKind::kAdtHandle
 
 _DTYPE_FIELDS = frozenset({"dtype", "out_dtype"})
-_EXPR_FIELDS = ("virtual_device_", "span", "_checked_type_")
 
 _NP_TO_DL = {"bool": (1, 1)}
 for _bits in (8, 16, 32, 64):
@@ -168,7 +170,7 @@ def _int_imm(v: int) -> _W:
 
 def _value_node(v: Any) -> Any:
     """An attribute value held by reference: IntImm, FloatImm, String, Array, an Expr, or null."""
-    if v is None or isinstance(v, (Expr, Type)):
+    if v is None or isinstance(v, (Expr, Type, MetaRef)):
         return v
     if isinstance(v, (bool, np.bool_)):
         return _W("IntImm", [("dtype", _Pod("bool")), ("value", _Pod(str(int(v)))),
@@ -228,8 +230,8 @@ def _call_attrs(call: Call) -> Any:
     return _W(tk, [(k, _attr_field(tk, k, v)) for k, v in call.attrs.items_])
 
 
-def _expr_tail() -> list[tuple[str, Any]]:
-    return [(f, None) for f in _EXPR_FIELDS]
+def _expr_tail(virtual_device: MetaRef | None = None) -> list[tuple[str, Any]]:
+    return [("virtual_device_", virtual_device), ("span", None), ("_checked_type_", None)]
 
 
 def _describe(obj: Any, arrays: list[str]) -> _W:
@@ -239,7 +241,7 @@ def _describe(obj: Any, arrays: list[str]) -> _W:
     if isinstance(obj, Var):
         vid = _W("relay.Id", [("name_hint", _s(obj.name_hint))])
         return _W("relay.Var", [("vid", vid), ("type_annotation", obj.type_annotation),
-                                *_expr_tail()])
+                                *_expr_tail(obj.virtual_device)])
     if isinstance(obj, GlobalVar):
         return _W("GlobalVar", [("name_hint", _s(obj.name_hint)), *_expr_tail(),
                                 ("struct_info_", None)])
@@ -247,7 +249,7 @@ def _describe(obj: Any, arrays: list[str]) -> _W:
         return _W("Op", repr_str=obj.name)
     if isinstance(obj, Constant):
         arrays.append(encode_ndarray(obj.data))
-        return _W("relay.Constant", [("data", _Pod(str(len(arrays) - 1))), *_expr_tail()])
+        return _W("relay.Constant", [("data", _ArrIdx(len(arrays) - 1)), *_expr_tail()])
     if isinstance(obj, Tuple):
         return _W("relay.Tuple", [("fields", _arr(obj.fields)), *_expr_tail()])
     if isinstance(obj, Call):
@@ -273,7 +275,8 @@ def _describe(obj: Any, arrays: list[str]) -> _W:
         return _W("relay.Function", [("params", _arr(obj.params)), ("body", obj.body),
                                      ("ret_type", obj.ret_type),
                                      ("type_params", _arr(obj.type_params)),
-                                     ("attrs", _dict_attrs(obj.attrs.items_)), *_expr_tail()])
+                                     ("attrs", _dict_attrs(obj.attrs.items_)),
+                                     *_expr_tail(obj.virtual_device)])
     if isinstance(obj, Match):
         return _W("relay.Match", [("data", obj.data), ("clauses", _arr(obj.clauses)),
                                   ("complete", _Pod("1" if obj.complete else "0")),
@@ -336,6 +339,21 @@ def _describe(obj: Any, arrays: list[str]) -> _W:
     raise TypeError(f"cannot serialise {type(obj).__name__}")
 
 
+@dataclass(frozen=True, eq=False)
+class _Orig:
+    """A node of a kept metadata document (a MetaRef's object, or one of its tables)."""
+
+    source: MetaSource
+    node: int
+
+
+@dataclass(frozen=True)
+class _ArrIdx:
+    """A constant's blob: its position among the arrays this document writes."""
+
+    k: int
+
+
 def _key(obj: Any) -> tuple[Any, ...]:
     """Identity of a node for sharing: AST nodes by object, globals/ops/ctors/type vars by name."""
     if isinstance(obj, _W) and obj.intern is not None:
@@ -348,38 +366,69 @@ def _key(obj: Any) -> tuple[Any, ...]:
         return ("ctor", obj.belong_to, obj.name_hint, obj.tag)
     if isinstance(obj, TypeVar):
         return ("tv", obj.name)
+    if isinstance(obj, (_Orig, MetaRef)):
+        return ("orig", obj.node)
     return ("id", id(obj))
 
 
+def _orig(obj: MetaRef | _Orig) -> _Orig:
+    """The kept document node behind a MetaRef (ValueError for one made without a document)."""
+    if isinstance(obj, _Orig):
+        return obj
+    if obj.source is None or not 0 <= obj.node < len(obj.source.nodes):
+        raise ValueError(f"cannot serialise meta[{obj.type_key}][{obj.index}]: the object it "
+                         "refers to is not known (it was not read from a #[metadata] section)")
+    return _Orig(obj.source, obj.node)
+
+
 def _serialise(root: Any) -> str:
-    nodes: list[dict[str, Any]] = [{"type_key": ""}]
+    """The document for root, pre-order like NodeIndexer::MakeIndex. Objects from a parsed
+    `#[metadata]` section the project does not model (MetaRef) are written back as they came:
+    that document's nodes and arrays come first, unchanged, so their indices stay valid."""
+    descs: list[_W] = []  # new nodes; provisional index = position + 1
     index: dict[tuple[Any, ...], int] = {}
-    descs: list[_W] = []
     alive: list[Any] = []
     arrays: list[str] = []
+    prefix: MetaSource | None = None
     stack = [root]
-    while stack:  # pre-order, children in field order, as NodeIndexer::MakeIndex
+    while stack:
         obj = stack.pop()
         k = _key(obj)
         if k in index:
             continue
         alive.append(obj)
-        index[k] = len(nodes)
-        nodes.append({})
+        if isinstance(obj, (MetaRef, _Orig)):
+            o = _orig(obj)
+            if prefix is None:
+                prefix = o.source
+            elif prefix is not o.source:
+                raise ValueError("cannot serialise objects from two different #[metadata] "
+                                 "sections in one document")
+            index[k] = -o.node - 1  # resolved below: kept nodes keep their own index
+            continue
+        index[k] = len(descs) + 1
         desc = _describe(obj, arrays)
         descs.append(desc)
-        kids = [v for _, v in desc.attrs if v is not None and not isinstance(v, _Pod)]
+        kids = [v for _, v in desc.attrs if v is not None and not isinstance(v, (_Pod, _ArrIdx))]
         kids += [v for v in desc.data or () if v is not None]
         stack.extend(reversed(kids))
+
+    kept_nodes = prefix.nodes if prefix is not None else [{"type_key": ""}]
+    kept_arrays = prefix.arrays if prefix is not None else []
+    shift = len(kept_nodes) - 1  # the new null node is the kept document's node 0
 
     def ref(v: Any) -> str:
         if v is None:
             return "0"
         if isinstance(v, _Pod):
             return v.text
-        return str(index[_key(v)])
+        if isinstance(v, _ArrIdx):
+            return str(v.k + len(kept_arrays))
+        j = index[_key(v)]
+        return str(-j - 1 if j < 0 else j + shift)
 
-    for i, desc in enumerate(descs, start=1):
+    nodes: list[dict[str, Any]] = list(kept_nodes)
+    for desc in descs:
         node: dict[str, Any] = {"type_key": desc.type_key}
         if desc.repr_str is not None:
             node["repr_str"] = desc.repr_str
@@ -389,14 +438,15 @@ def _serialise(root: Any) -> str:
             node["keys"] = list(desc.keys)
         if desc.data:
             node["data"] = [int(ref(v)) for v in desc.data]
-        nodes[i] = node
+        nodes.append(node)
+    all_arrays = [*kept_arrays, *arrays]
     # One node per line: readable, and json's C encoder does the work (indent= would not).
     return "".join([
-        '{\n  "root": 1,\n  "nodes": [\n    ',
+        f'{{\n  "root": {ref(root)},\n  "nodes": [\n    ',
         ",\n    ".join(json.dumps(n) for n in nodes),
         '\n  ],\n  "b64ndarrays": [',
-        ",".join("\n    " + json.dumps(a) for a in arrays),
-        "\n  ]" if arrays else "]",
+        ",".join("\n    " + json.dumps(a) for a in all_arrays),
+        "\n  ]" if all_arrays else "]",
         f',\n  "attrs": {{"tvm_version": "{TVM_VERSION}"}}\n}}\n',
     ])
 
@@ -409,18 +459,99 @@ def save_json(node: Module | Expr) -> str:
 
 
 def save_metadata(table: Mapping[str, Sequence[Any]]) -> str:
-    """The `#[metadata]` section: save_json of a Map<String, Array<Object>> (e.g. constants)."""
+    """The `#[metadata]` section: save_json of a Map<String, Array<Object>> (e.g. constants).
+
+    When it holds objects read from a parsed section (MetaRef), that section is written back
+    as it came and `meta[K][i]` keeps its i: their tables are the Array nodes they were read
+    from, constants read from it are its own nodes, and a table that lists exactly what the
+    section's table listed is that table (so parse, print, parse again changes nothing)."""
     keys = list(table)
-    root = _W("Map", keys=keys, data=[_arr(list(table[k])) for k in keys])
-    return _serialise(root)
+    src: MetaSource | None = None
+    for k in keys:
+        for o in table[k]:
+            if isinstance(o, MetaRef) and src is None:
+                if o.source is None or k not in o.source.tables:
+                    raise ValueError(f"cannot serialise meta[{k}][{o.index}]: the object it "
+                                     "refers to is not known (it was not read from a "
+                                     "#[metadata] section)")
+                src = o.source
+    if src is None:
+        return _serialise(_W("Map", keys=keys, data=[_arr(list(table[k])) for k in keys]))
+
+    def from_src(o: Any) -> int | None:
+        if isinstance(o, MetaRef) and o.source is src:
+            return o.node
+        if isinstance(o, Constant) and o.origin is not None and o.origin.source is src:
+            return o.origin.node
+        return None
+
+    data: list[Any] = []
+    for k in keys:
+        objs = list(table[k])
+        nodes = [from_src(o) for o in objs]
+        refs = [o for o in objs if isinstance(o, MetaRef)]
+        if k in src.tables and (nodes == src.entries(k) or (
+                len(refs) == len(objs) and all(o.source is src for o in refs))):
+            data.append(_Orig(src, src.tables[k]))  # MetaRefs keep their index in it
+        elif any(isinstance(o, MetaRef) for o in objs):
+            raise ValueError(f"cannot serialise the meta[{k}] table: it mixes objects of two "
+                             "#[metadata] sections")
+        else:
+            data.append(_arr([_Orig(src, j) if j is not None else o
+                              for o, j in zip(objs, nodes, strict=True)]))
+    if keys == list(src.tables) and all(isinstance(d, _Orig) for d in data):
+        return _serialise(_Orig(src, src.root))
+    return _serialise(_W("Map", keys=keys, data=data))
+
+
+def meta_fingerprint(nodes: Sequence[Mapping[str, Any]], i: int) -> tuple[Any, ...]:
+    """A comparable form of node i of a metadata document, independent of node numbering: the
+    fields v0.19 declares as object references (and every Array/Map entry) are followed, the
+    other fields compared as the strings they are (unknown types: all of them)."""
+    seen: set[int] = set()
+
+    def go(j: int) -> Any:
+        if j == 0:
+            return None
+        if j in seen or not 0 <= j < len(nodes) or not isinstance(nodes[j], Mapping):
+            return ("node", j)
+        seen.add(j)
+        n = nodes[j]
+        tk = str(n.get("type_key", ""))
+        refs = _META_REF_FIELDS.get(tk, frozenset())
+        attrs = n.get("attrs") if isinstance(n.get("attrs"), Mapping) else {}
+        fields = []
+        for name in sorted(attrs):
+            v = attrs[name]
+            if name in refs and isinstance(v, str) and v.isdigit():
+                fields.append((name, go(int(v))))
+            else:
+                fields.append((name, str(v)))
+        data = n.get("data") if isinstance(n.get("data"), list) else []
+        keys = n.get("keys") if isinstance(n.get("keys"), list) else []
+        out = (tk, n.get("repr_str"), n.get("repr_b64"), tuple(fields),
+               tuple(str(x) for x in keys),
+               tuple(go(x) if isinstance(x, int) else str(x) for x in data))
+        seen.discard(j)
+        return out
+
+    return go(i)  # type: ignore[no-any-return]
+
+
+# the fields of the non-Relay objects metadata holds that are object references (VisitAttrs
+# order in include/tvm/target/virtual_device.h and target.h); anything else is a string
+_META_REF_FIELDS: dict[str, frozenset[str]] = {
+    "VirtualDevice": frozenset({"target", "memory_scope"}),
+    "Target": frozenset({"kind", "tag", "keys", "attrs", "features", "host"}),
+}
 
 
 # --------------------------------------------------------------------------------- loading
 
 _REF, _OPT, _INT, _STR, _BOOL, _FLOAT, _ND = "ref", "opt", "int", "str", "bool", "float", "nd"
 
-# type_key -> the fields we read (field name, kind); other fields (span, virtual_device_, ...)
-# are ignored and never resolved.
+# type_key -> the fields we read (field name, kind); other fields (span, _checked_type_, ...)
+# are ignored and never resolved (a var's or function's virtual_device_ is read by device()).
 _SCHEMA: dict[str, tuple[tuple[str, str], ...]] = {
     "relay.Id": (("name_hint", _REF),),
     "relay.Var": (("vid", _REF), ("type_annotation", _OPT)),
@@ -497,6 +628,7 @@ class _Reader:
         self.source = source
         self.built: dict[int, Any] = {0: None}
         self.field_cache: dict[int, tuple[str, tuple[tuple[str, str], ...]]] = {}
+        self.devices: _DeviceTable | None = None
 
     def fail(self, i: int, msg: str) -> JsonLoadError:
         tk = self.type_key(i) if 0 <= i < len(self.nodes) else "?"
@@ -711,7 +843,7 @@ class _Reader:
         if tk == "relay.Var":
             vid = self.get(i, "vid", _Id)
             ann = self.get(i, "type_annotation", Type, optional=True)
-            return Var(vid.name, ann)
+            return Var(vid.name, ann, virtual_device=self.device(i))
         if tk == "GlobalVar":
             return GlobalVar(self.get(i, "name_hint", str))
         if tk == "relay.Constant":
@@ -748,7 +880,7 @@ class _Reader:
             return Function(self.seq(i, "params", Var), self.get(i, "body", Expr),
                             self.get(i, "ret_type", Type, optional=True),
                             self.seq(i, "type_params", TypeVar, optional=True),
-                            Attrs(attrs.items_))
+                            Attrs(attrs.items_), virtual_device=self.device(i))
         if tk == "relay.Match":
             return Match(self.get(i, "data", Expr), self.seq(i, "clauses", Clause),
                          self.pod_int(i, "complete") != 0)
@@ -806,6 +938,34 @@ class _Reader:
             return self.module(i)
         return self.op_attrs(i, tk, fields)
 
+    def device(self, i: int) -> MetaRef | None:
+        """Node i's `virtual_device_`, when it constrains anything (TVM gives every expression
+        the fully unconstrained one, which v0.19's printer omits), as `meta[VirtualDevice][k]`
+        of a metadata document this load makes (so it prints and saves as it came)."""
+        text = self.attr(i, "virtual_device_", False)
+        if text is None or text == "0":
+            return None
+        j = self.index(i, "virtual_device_", text)
+        if self.type_key(j) != "VirtualDevice":
+            raise self.fail(i, f"`virtual_device_` refers to a {self.type_key(j)}, not a "
+                               "VirtualDevice")
+        if self.unconstrained(j):
+            return None
+        if self.devices is None:
+            self.devices = _DeviceTable(self)
+        return self.devices.ref(j)
+
+    def unconstrained(self, j: int) -> bool:
+        """VirtualDeviceNode::IsFullyUnconstrained: no device type, id, target or scope."""
+        scope = self.attr(j, "memory_scope", False)
+        scope_text = ""
+        if scope not in (None, "0"):
+            k = self.index(j, "memory_scope", scope)  # type: ignore[arg-type]
+            scope_text = str(self.nodes[k].get("repr_str", ""))
+        return (self.attr(j, "device_type_int", False) in (None, "-1")
+                and self.attr(j, "virtual_device_id", False) in (None, "-1")
+                and self.attr(j, "target", False) in (None, "0") and scope_text == "")
+
     def op_attrs(self, i: int, tk: str, fields: tuple[tuple[str, str], ...]) -> Attrs:
         """An op attrs node, keeping only what the printer would print (as the parser sees it)."""
         values: dict[str, Any] = {}
@@ -848,6 +1008,66 @@ class _Reader:
                 raise self.fail(i, "`type_definitions` must map GlobalTypeVar to relay.TypeData")
             type_defs[name] = v
         return Module(functions, type_defs, self.source)
+
+
+# the objects a virtual device may reach whose fields are all plain (or, for containers, the
+# `data` entries): copied as they are
+_META_LEAVES = frozenset({"runtime.String", "IntImm", "FloatImm", "TargetKind", "Array", "Map"})
+
+
+class _DeviceTable:
+    """The `#[metadata]` document of one load's virtual devices: each device and what it
+    reaches copied out of the loaded graph (renumbered, pre-order), listed in one
+    `VirtualDevice` table, as a parsed section would hold them."""
+
+    def __init__(self, reader: _Reader) -> None:
+        self.reader = reader
+        nodes: list[dict[str, Any]] = [
+            {"type_key": ""}, {"type_key": "Map", "keys": ["VirtualDevice"], "data": [2]},
+            {"type_key": "Array", "data": []}]
+        self.source = MetaSource(nodes, [], {"VirtualDevice": 2}, 1)
+        self.copied: dict[int, int] = {0: 0}
+        self.refs: dict[int, MetaRef] = {}
+
+    def ref(self, j: int) -> MetaRef:
+        hit = self.refs.get(j)
+        if hit is None:
+            k = self.copy(j)
+            table = self.source.nodes[2]["data"]
+            table.append(k)
+            nodes = self.source.nodes
+            hit = MetaRef("VirtualDevice", len(table) - 1, dict(nodes[k].get("attrs", {})),
+                          meta_fingerprint(nodes, k), self.source, k)
+            self.refs[j] = hit
+        return hit
+
+    def copy(self, j: int) -> int:
+        """Node j of the loaded graph in the new document (a JsonLoadError for an object
+        whose fields aliaslog does not know, as it could not renumber them)."""
+        hit = self.copied.get(j)
+        if hit is not None:
+            return hit
+        r = self.reader
+        tk = r.type_key(j)
+        refs = _META_REF_FIELDS.get(tk)
+        if refs is None and tk not in _META_LEAVES:
+            raise r.fail(j, "a virtual device refers to this object, whose fields aliaslog "
+                            "does not know")
+        node = dict(r.nodes[j])
+        k = len(self.source.nodes)
+        self.copied[j] = k
+        self.source.nodes.append(node)
+        attrs = node.get("attrs")
+        if isinstance(attrs, dict):
+            node["attrs"] = {name: str(self.copy(r.index(j, name, v))) if name in (refs or ())
+                             and isinstance(v, str) and v != "0" else v
+                             for name, v in attrs.items()}
+        if tk in ("Array", "Map"):
+            data = node.get("data", [])
+            if not isinstance(data, list) or not all(isinstance(x, int) for x in data):
+                raise r.fail(j, "`data` is not a list of node indices")
+            node["data"] = [self.copy(r.index(j, "data", str(x))) for x in data]
+        return k
 
 
 class _Pairs(list):  # type: ignore[type-arg]

@@ -42,6 +42,7 @@ from .ast import (
     Let,
     Match,
     MetaRef,
+    MetaSource,
     Module,
     Op,
     Pattern,
@@ -64,7 +65,7 @@ from .ast import (
     Var,
 )
 from .errors import ParseError
-from .json_io import decode_ndarray
+from .json_io import decode_ndarray, meta_fingerprint
 from .lexer import (
     BOOL,
     EOF,
@@ -91,6 +92,7 @@ MAX_DEPTH = 500  # levels of syntactic nesting (parens, blocks, bodies, types, p
 _FRAMES_PER_LEVEL = 10  # Python frames one nesting level may take (measured: at most ~6)
 VERSION_STRING = '"0.0.5"'
 FUNC_ATTRS_TYPE_KEY = "DictAttrs"
+VIRTUAL_DEVICE = "virtual_device"  # kVirtualDevice
 
 # Operator sugar (op_table.h): token -> (op name, precedence); all left-associative.
 BINOPS: dict[str, tuple[str, int]] = {
@@ -120,6 +122,13 @@ def _dtype(name: str) -> str | None:
     if m.group(1) and not m.group(2):
         return m.group(1) + "32" + name[len(m.group(1)) :]
     return name
+
+
+def _is_virtual_device(m: MetaRef) -> bool:
+    """Whether the object behind a meta reference is a VirtualDevice (by its own type key)."""
+    src = m.source
+    return src is not None and 0 <= m.node < len(src.nodes) and \
+        src.nodes[m.node].get("type_key") == "VirtualDevice"
 
 
 def _and_list(names: list[str]) -> str:
@@ -177,6 +186,7 @@ class _Parser:
         self.global_uses: dict[str, Token] = {}
         self.meta: dict[str, list[int]] | None = None
         self.meta_doc: dict[str, Any] = {}
+        self.meta_source: MetaSource | None = None
         self.meta_cache: dict[tuple[str, int], Any] = {}
 
     # ------------------------------------------------------------------------------- plumbing
@@ -355,15 +365,21 @@ class _Parser:
                 for k, v in zip(data[0::2], data[1::2], strict=True):
                     pairs.append((str(nodes[k].get("repr_str", "")), v))
             table: dict[str, list[int]] = {}
+            arrays: dict[str, int] = {}
             for key, arr in pairs:
                 arr_node = nodes[arr]
                 if arr_node.get("type_key") != "Array":
                     raise ValueError(f"entry `{key}` is not an Array")
                 table[key] = [int(x) for x in arr_node.get("data", [])]
+                arrays[key] = arr
+            blobs = doc.get("b64ndarrays", [])
+            if not isinstance(nodes, list) or not isinstance(blobs, list):
+                raise ValueError("`nodes` and `b64ndarrays` must be lists")
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as e:
             raise self.error(f"invalid #[metadata] section: {e}", t) from None
         self.meta = table
         self.meta_doc = doc
+        self.meta_source = MetaSource(nodes, blobs, arrays, int(doc["root"]))
 
     def meta_node(self, t: Token) -> tuple[str, int, dict[str, Any]]:
         key, idx = t.value  # type: ignore[misc]
@@ -394,9 +410,13 @@ class _Parser:
                 data = decode_ndarray(blob)
             except (ValueError, KeyError, IndexError, TypeError, struct.error) as e:
                 raise self.error(f"`{t.text}`: cannot decode its tensor: {e}", t) from None
-            out = Constant(data, span=self.tok_span(t))
+            j = self.meta[key][idx]  # type: ignore[index]
+            out = Constant(data, span=self.tok_span(t),
+                           origin=MetaRef(key, idx, None, (), self.meta_source, j))
         else:
-            out = MetaRef(key, idx, dict(node.get("attrs", {})))
+            j = self.meta[key][idx]  # type: ignore[index]
+            out = MetaRef(key, idx, dict(node.get("attrs", {})),
+                          meta_fingerprint(self.meta_doc["nodes"], j), self.meta_source, j)
         self.meta_cache[(key, idx)] = out
         return out
 
@@ -935,9 +955,10 @@ class _Parser:
         self.expect_punct("(", "`(` opening the parameter list")
         params: list[Var] = []
         attr_items: list[tuple[str, Any]] = []
+        attr_toks: list[Token] = []
         while not self.peek().is_punct(")"):
             if self.is_attr_start():
-                attr_items, _ = self.parse_attr_list(")")
+                attr_items, attr_toks = self.parse_attr_list(")")
                 break
             t = self.peek()
             if t.kind != LOCAL:
@@ -952,22 +973,38 @@ class _Parser:
         body = self.parse_braced("the function body")
         self.scopes.pop()
         self.tscopes.pop()
+        device: MetaRef | None = None
+        for i, (k, v) in enumerate(attr_items):
+            if k == VIRTUAL_DEVICE:  # promoted to the function's own field (parser.cc)
+                device = self.virtual_device(v, attr_toks[i])
+        attr_items = [(k, v) for k, v in attr_items if k != VIRTUAL_DEVICE]
         attrs = Attrs(tuple(attr_items), FUNC_ATTRS_TYPE_KEY) if attr_items else EMPTY_ATTRS
         return Function(tuple(params), body, ret, tuple(tparams), attrs,
-                        span=self.span_from(start))
+                        span=self.span_from(start), virtual_device=device)
 
     def parse_param(self) -> Var:
+        """`%x {virtual_device=meta[VirtualDevice][i]}: T`; as in v0.19 (parser.cc
+        ParseFunctionDef), braces holding anything but that one attribute are ignored."""
         t = self.next()
+        device: MetaRef | None = None
         if self.accept_punct("{"):
-            # `{virtual_device=...}`: parsed and checked, but Var has no field to keep it.
-            self.parse_attr_list("}")
+            items, toks = self.parse_attr_list("}")
             self.expect_punct("}", "`}` closing the parameter attributes")
+            if len(items) == 1 and items[0][0] == VIRTUAL_DEVICE:
+                device = self.virtual_device(items[0][1], toks[0])
         ty = None
         if self.accept_punct(":"):
             ty = self.parse_type()
-        var = Var(str(t.value), ty, span=self.span_from(t))
+        var = Var(str(t.value), ty, span=self.span_from(t), virtual_device=device)
         self.bind(var)
         return var
+
+    def virtual_device(self, v: Any, t: Token) -> MetaRef:
+        """A `virtual_device=` value: v0.19 ICHECKs it is a VirtualDevice object."""
+        if not isinstance(v, MetaRef) or not (v.type_key == "VirtualDevice"
+                                              or _is_virtual_device(v)):
+            raise self.error("`virtual_device` must be a `meta[VirtualDevice][i]` reference", t)
+        return v
 
     # ------------------------------------------------------------------------------- calls
 

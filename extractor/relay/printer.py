@@ -37,6 +37,7 @@ from .ast import (
     If,
     Let,
     Match,
+    MetaRef,
     Module,
     Op,
     Pattern,
@@ -199,13 +200,17 @@ def format_float(x: float, dtype: str = "float64") -> str:
 
 
 def scalar_literal(data: np.ndarray) -> str | None:
-    """A scalar constant's literal (`3f`, `42`, `42i64`, `3f16`, `True`), or None for meta."""
+    """A scalar constant's literal (`3f`, `42i16`, `42`, `42i64`, `3f16`, `True`), or None for
+    meta: v0.19 writes the dtypes of support/scalars.cc IsSimpleScalarDtype (int16/32/64,
+    float16/32/64, bool) as literals. A NaN has no literal that reads back, so it stays meta."""
     if data.ndim != 0:
         return None
     dtype = str(data.dtype)
     v = data.item()
     if dtype == "bool":
         return "True" if v else "False"
+    if dtype == "int16":
+        return f"{int(v)}i16"
     if dtype == "int32":
         return str(int(v))
     if dtype == "int64":
@@ -234,8 +239,10 @@ class _Printer:
         types: Mapping[int, Type] | None,
         show_meta: bool,
         binding_notes: Callable[[Expr], str | None] | None = None,
+        spans: bool = False,
     ) -> None:
         self.types = types or {}
+        self.spans = spans
         self.binding_notes = binding_notes
         self.show_meta = show_meta
         self.memo: dict[int, str] = {}  # atoms and hoisted nodes: their printed reference
@@ -274,12 +281,20 @@ class _Printer:
         return name
 
     def info(self, node: object) -> str:
-        """` /* ty=T */` once per node when a type is known for it."""
+        """` /* ty=T span=file:line:col */` once per node, with what is known of it
+        (relay_text_printer.cc PrintOptionalInfo); spans only when asked for."""
+        if id(node) in self.info_done:
+            return ""
         t = self.types.get(id(node))
-        if t is None or id(node) in self.info_done:
+        # v0.19's parser binds variables without a span (parser.cc BindVar), so a parsed
+        # program's vars print none; ours keep theirs for error messages, not for printing
+        sp = getattr(node, "span", None) if self.spans and not isinstance(node, Var) else None
+        if t is None and sp is None:
             return ""
         self.info_done.add(id(node))
-        return f" /* ty={type_str(t)} */"
+        parts = ([f"ty={type_str(t)}"] if t is not None else []) + \
+            ([f"span={sp.source}:{sp.line}:{sp.col}"] if sp is not None else [])
+        return f" /* {' '.join(parts)} */"
 
     def alloc_var(self, v: Var) -> str:
         """Name a variable at its binding site: `%x: T /* ty=T */`."""
@@ -290,11 +305,26 @@ class _Printer:
         self.memo[id(v)] = ref
         self.alive.append(v)
         out = ref
+        if v.virtual_device is not None:
+            out += f" {{virtual_device={self.attr_value(v.virtual_device)}}}"
         if v.type_annotation is not None:
             out += ": " + type_str(v.type_annotation)
         return out + self.info(v)
 
     def meta_ref(self, key: str, obj: object) -> str:
+        """`meta[key][i]` for obj; an object read from a `#[metadata]` section keeps its
+        reference (its table is written back as it came)."""
+        if isinstance(obj, MetaRef):
+            if obj.source is None:
+                raise ValueError(f"cannot print meta[{obj.type_key}][{obj.index}]: the object "
+                                 "it refers to is not known (it was not read from a "
+                                 "#[metadata] section)")
+            table = self.meta.setdefault(obj.type_key, [])
+            if id(obj) not in self.meta_index:
+                table.append(obj)
+                self.meta_index[id(obj)] = f"meta[{obj.type_key}][{obj.index}]"
+                self.alive.append(obj)
+            return self.meta_index[id(obj)]
         ref = self.meta_index.get(id(obj))
         if ref is None:
             table = self.meta.setdefault(key, [])
@@ -428,6 +458,8 @@ class _Printer:
             return self.expr(v)
         if isinstance(v, Type):
             return type_str(v)
+        if isinstance(v, MetaRef):
+            return self.meta_ref(v.type_key, v)
         return self.meta_ref(type(v).__name__, v)
 
     def func(self, prefix: str, fn: Function) -> Doc:
@@ -437,6 +469,8 @@ class _Printer:
             head += f"[{', '.join(t.name for t in fn.type_params)}]"
         params: list[Doc] = [self.alloc_var(p) for p in fn.params]
         params += [[f"{k}=", self.attr_value(v)] for k, v in fn.attrs.items_]
+        if fn.virtual_device is not None:  # after the attributes (relay_text_printer.cc PrintFunc)
+            params.append(["virtual_device=", self.attr_value(fn.virtual_device)])
         sig: Doc = [head, "(", _join(params), ") "]
         if fn.ret_type is not None:
             sig = [sig, f"-> {type_str(fn.ret_type)} "]
@@ -512,16 +546,18 @@ def astext(
     header: bool | None = None,
     binding_notes: Callable[[Expr], str | None] | None = None,
     names: dict[str, Expr] | None = None,
+    spans: bool = False,
 ) -> str:
     """Print a module or expression as v0.19 would; `types` maps id(node) to its inferred type.
 
     `binding_notes(node)` may return a comment to print after a let or a graph binding
     (`/* note */`); `names`, when given, receives every printed `%name` and `%N` with the
-    variable or the shared node it stands for.
+    variable or the shared node it stands for. `spans` adds ` span=file:line:col` to the
+    comments of nodes that have one, as v0.19 always does (the parser reads them as comments).
     """
 
     def go() -> str:
-        p = _Printer(types, show_meta, binding_notes)
+        p = _Printer(types, show_meta, binding_notes, spans)
         with_header = isinstance(node, Module) if header is None else header
         parts: list[str] = [VERSION_HEADER] if with_header else []
         if isinstance(node, Module):

@@ -167,6 +167,7 @@ class _Infer:
         self.ready: list[_Pending] = []
         self.cur_span: Span | None = None
         self.zonk_memo: dict[int, tuple[Type, Type]] = {}  # id(solved term) -> (term, zonked)
+        self.used: set[int] = set()  # constructors / globals in value position used once already
 
     # -------------------------------------------------------------------------- type terms
 
@@ -223,8 +224,9 @@ class _Infer:
                 self.unify(x, y)
             return
         if isinstance(a, FuncType) and isinstance(b, FuncType):
-            if len(a.arg_types) != len(b.arg_types) or a.type_params != b.type_params:
+            if len(a.arg_types) != len(b.arg_types):
                 raise _Mismatch
+            a, b = self.align(a, b)
             for x, y in zip(a.arg_types, b.arg_types, strict=False):
                 self.unify(x, y)
             self.unify(a.ret_type, b.ret_type)
@@ -241,6 +243,23 @@ class _Infer:
         if isinstance(a, TypeVar) and isinstance(b, TypeVar) and a.name == b.name:
             return
         raise _Mismatch
+
+    def align(self, a: FuncType, b: FuncType) -> tuple[FuncType, FuncType]:
+        """Two function types made comparable as v0.19's solver does (type_solver.cc, Unifier
+        FuncType): the one with more type parameters has its first ones renamed to the
+        other's and the extra ones bound to fresh holes, i.e. instantiated."""
+        if len(a.type_params) < len(b.type_params):
+            b, a = self.align(b, a)
+            return a, b
+        if not a.type_params:
+            return a, b
+        k = len(b.type_params)
+        m: dict[TypeVar, Type] = {p: q for p, q in zip(a.type_params[:k], b.type_params,
+                                                       strict=True)}
+        m.update((p, _Hole()) for p in a.type_params[k:])
+        inner = FuncType(tuple(self.subst(x, m) for x in a.arg_types),
+                         self.subst(a.ret_type, m), b.type_params)
+        return inner, b
 
     def zonk(self, t: Type, holes: list[_Hole] | None = None) -> Type:
         """t with bound holes replaced; unbound ones become IncompleteType (and are collected)."""
@@ -416,11 +435,11 @@ class _Infer:
                 vt = self.var_type(node.var)
                 types[id(node.var)] = vt
                 where = f"let %{node.var.name_hint}"
-                self.expect(vt, types[id(node.value)], where, node)
+                self.expect(vt, self.use(node.value), where, node)
                 self.drain()
             elif kind == _CHAIN_EXIT:
                 lets: list[Let] = node  # type: ignore[assignment]
-                t = types[id(lets[-1].body)]
+                t = self.use(lets[-1].body)
                 for let in lets:
                     types[id(let)] = t
             elif kind == _PRESEED:
@@ -497,48 +516,61 @@ class _Infer:
 
     def exit(self, e: Expr) -> Type:
         """The type of a compound node whose children are typed."""
-        t = self.types
         if isinstance(e, Call):
             return self.exit_call(e)
         if isinstance(e, Tuple):
-            return TupleType(tuple(t[id(f)] for f in e.fields))
+            return TupleType(tuple(self.use(f) for f in e.fields))
         if isinstance(e, TupleGetItem):
             ret = _Hole()
-            p = _ProjRel(e, t[id(e.tuple_value)], ret)
+            p = _ProjRel(e, self.use(e.tuple_value), ret)
             self.pending.append(p)
             self.fire(p)
             return ret
         if isinstance(e, Function):
             ret = self.fn_ret(e)
-            self.expect(ret, t[id(e.body)], "the body of the function (its return type)", e)
-            return FuncType(tuple(t[id(p)] for p in e.params), ret, e.type_params)
+            self.expect(ret, self.use(e.body), "the body of the function (its return type)", e)
+            return FuncType(tuple(self.use(p) for p in e.params), ret, e.type_params)
         if isinstance(e, If):
             self.check_cond(e)
-            self.expect(t[id(e.true_branch)], t[id(e.false_branch)],
+            then = self.use(e.true_branch)
+            self.expect(then, self.use(e.false_branch),
                         "the else branch of if (the then branch has the first type)", e)
-            return t[id(e.true_branch)]
+            return then
         if isinstance(e, RefCreate):
-            return RefType(t[id(e.value)])
+            return RefType(self.use(e.value))
         if isinstance(e, RefRead):
             v = _Hole()
-            r = self.find(t[id(e.ref)])
+            r = self.find(self.use(e.ref))
             if isinstance(r, _Hole | RefType):
                 self.unify(r, RefType(v))
                 return v
             raise self.error(f"expected a reference but found {self.show(r)} in ref_read", e)
         if isinstance(e, RefWrite):
-            r = self.find(t[id(e.ref)])
+            r = self.find(self.use(e.ref))
             if not isinstance(r, _Hole | RefType):
                 raise self.error(f"expected a reference but found {self.show(r)} in ref_write", e)
-            self.expect(r, RefType(t[id(e.value)]), "ref_write", e)
+            self.expect(r, RefType(self.use(e.value)), "ref_write", e)
             return UNIT
         if isinstance(e, Match):
             out: Type = _Hole()
             for i, c in enumerate(e.clauses):
-                self.expect(out, t[id(c.rhs)],
+                self.expect(out, self.use(c.rhs),
                             f"match arm {i} (the earlier arms have the first type)", c.rhs)
             return out
         raise self.error(f"cannot type a {type(e).__name__}", e)
+
+    def use(self, e: Expr) -> Type:
+        """The type of e where its parent uses it: a constructor or polymorphic global met in
+        value position a second time (a shared node) is instantiated afresh for that use."""
+        t = self.types[id(e)]
+        if isinstance(e, Constructor | GlobalVar):
+            if id(e) in self.used:
+                if isinstance(e, Constructor):
+                    return self.instantiate(self.ctor_scheme(e, e))
+                g = self.global_type(e)
+                return self.instantiate(g) if g.type_params else g
+            self.used.add(id(e))
+        return t
 
     def check_cond(self, e: If) -> None:
         c = self.find(self.types[id(e.cond)])
@@ -550,7 +582,7 @@ class _Infer:
                              e.cond if isinstance(e.cond, Call) else e)
 
     def exit_call(self, e: Call) -> Type:
-        args = [self.types[id(a)] for a in e.args]
+        args = [self.use(a) for a in e.args]
         callee = e.op
         if isinstance(callee, Op):
             return self.op_call(e, callee, args)
@@ -563,7 +595,7 @@ class _Infer:
             ct = self.global_type(callee)
             self.types.setdefault(id(callee), ct)
         else:
-            ct = self.find(self.types[id(callee)])
+            ct = self.find(self.use(callee))
         if isinstance(ct, _Hole):
             ret = _Hole()
             self.expect(ct, FuncType(tuple(args), ret), f"the call of {what}", e)
@@ -600,7 +632,7 @@ class _Infer:
 
     def type_patterns(self, m: Match) -> None:
         """Type each clause's pattern against the scrutinee's type, binding pattern vars."""
-        data_t = self.types[id(m.data)]
+        data_t = self.use(m.data)
         for c in m.clauses:
             stack: list[tuple[Pattern, Type]] = [(c.lhs, data_t)]
             while stack:
@@ -720,7 +752,7 @@ class _Infer:
                 if v.type_annotation is None or _incomplete(v.type_annotation):
                     vt = self.zonk_final(self.var_type(v))
                     if v.type_annotation is None or vt != v.type_annotation:
-                        nv = Var(v.name_hint, vt, span=v.span)
+                        nv = Var(v.name_hint, vt, span=v.span, virtual_device=v.virtual_device)
                 new[id(v)] = nv
                 final[id(nv)] = self.zonk_final(self.var_type(v))
             return nv
@@ -783,7 +815,7 @@ class _Infer:
             if _same(ps, n.params) and body is n.body and ret == n.ret_type:
                 return n
             return Function(ps, body, ret, n.type_params, n.attrs,  # type: ignore[arg-type]
-                            span=n.span)
+                            span=n.span, virtual_device=n.virtual_device)
         if isinstance(n, RefCreate):
             v = g(n.value)
             return n if v is n.value else RefCreate(v, span=n.span)

@@ -51,10 +51,11 @@ class AttrsView:
 
 
 def text_of(obj: Any, show_meta_data: bool = True, annotate: Any = None) -> str:
-    """`obj.astext()`: the v0.19 text, with the version header and the checked types known."""
+    """`obj.astext()`: the v0.19 text, with the version header, the checked types known and
+    the spans nodes have (v0.19's printer always writes them)."""
     if isinstance(obj, IRModule):
         return obj.astext(show_meta_data)
-    return adapter.astext(obj, TYPES.by_id, show_meta=show_meta_data, header=True)
+    return adapter.astext(obj, TYPES.by_id, show_meta=show_meta_data, header=True, spans=True)
 
 
 def _with_attr(fn: Any) -> Any:

@@ -223,7 +223,7 @@ class IRModule:
     def astext(self, show_meta_data: bool = True, annotate: Any = None) -> str:
         mod = self.to_module()
         types = {k: v for k, v in TYPES.by_id.items()} if self.functions else None
-        return adapter.astext(mod, types, show_meta=show_meta_data)
+        return adapter.astext(mod, types, show_meta=show_meta_data, spans=True)
 
     def __str__(self) -> str:
         return self.astext(show_meta_data=False)

@@ -89,6 +89,10 @@ def AnnotateSpans() -> Pass:
     return Pass("AnnotateSpans", run)
 
 
+def FirstOrderGradient() -> Pass:
+    return _module_pass("FirstOrderGradient", adapter.first_order_gradient_module)
+
+
 def Legalize(legalize_map_attr_name: str = "FTVMLegalize") -> Pass:
     """No op the project registers has an FTVMLegalize rule for the llvm target: identity."""
     return Pass("Legalize", lambda mod: mod)
@@ -106,7 +110,10 @@ def missing_pass(name: str) -> Callable[..., Pass]:
 def gradient(expr: Any, mod: IRModule | None = None, mode: str = "higher_order") -> Any:
     """relay.transform.gradient: the gradient function; `@f_grad` globals go into mod."""
     if mode == "first_order":
-        raise Needs("gradient:first_order", "relay.transform.gradient(mode='first_order')")
+        if mod is not None:  # as v0.19's Python wrapper says
+            raise adapter.LocatedError("to run first-order AD on a module, please use the "
+                                       "FirstOrderGradient module pass.")
+        return adapter.first_order_gradient(expr)
     if mode != "higher_order":
         raise adapter.LocatedError(f"unknown mode {mode}")
     base = mod.to_module() if mod is not None else A.Module({})
@@ -155,7 +162,8 @@ IMPLEMENTED: dict[str, Callable[..., Any]] = {
     "InferType": InferType, "DeadCodeElimination": DeadCodeElimination,
     "ToANormalForm": ToANormalForm, "EtaExpand": EtaExpand,
     "SimplifyInference": SimplifyInference, "AnnotateSpans": AnnotateSpans,
-    "Legalize": Legalize, "gradient": gradient, "Sequential": Sequential,
+    "Legalize": Legalize, "gradient": gradient, "gradient:first_order": gradient,
+    "FirstOrderGradient": FirstOrderGradient, "Sequential": Sequential,
     "PassContext": PassContext, "Pass": Pass,
 }
 

@@ -23,7 +23,7 @@ linear in the program (TVM's flattening of nested let lists is quadratic in the 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..ast import (
@@ -488,7 +488,7 @@ class _Fill:
             body = self.get(self.sub(e, 0), self.visit(e.body, None))
             self.owner.pop()
             self.nesting -= 1
-            out = Function(e.params, body, e.ret_type, e.type_params, e.attrs, span=e.span)
+            out = replace(e, body=body)  # WithFields: attrs, span and virtual device kept
         if self.nesting == 0:
             return out  # a global function is bound in the module, not in a let
         return self.bind(e, out, v)

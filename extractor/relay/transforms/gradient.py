@@ -12,9 +12,9 @@ See relay-notes §2 for the generated shape; deviations are noted where they hap
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 
 from ...diagnostics import Span, gc_paused
 from ..ast import (
@@ -49,22 +49,23 @@ from ..ast import (
     bound_vars,
     children,
     post_order,
+    type_str,
 )
 from ..errors import RelayTypeError
-from ..ops import GradRule, RuleError, lookup
+from ..ops import RuleError
 from ..typeinfer import infer_types
+from .ad_shared import (
+    CHECKPOINT,
+    GenSym,
+    LetList,
+    first_free_index,
+    grad_ret_type,
+    gradient_rule,
+    with_let_list,
+)
 
 BPT: Type = RefType(FuncType((), UNIT))
 """`ref(fn () -> ())`: the cell holding the current backpropagator."""
-
-CHECKPOINT = "annotation.checkpoint"
-
-
-def gradient_rule(name: str) -> GradRule | None:
-    """The gradient rule the op registry declares for operator `name`, or None."""
-    opdef = lookup(name)
-    return None if opdef is None else opdef.gradient
-
 
 # ----------------------------------------------------------------------------------------- types
 
@@ -84,54 +85,7 @@ def reverse_type(t: Type) -> Type:
         return TypeCall(t.name, tuple(reverse_type(a) for a in t.args))
     if isinstance(t, (TypeVar, IncompleteType)):
         return t
-    raise TypeError(f"unknown type {t!r}")
-
-
-def grad_ret_type(param_types: list[Type], ret: Type) -> Type:
-    """GradRetType: `(orig_ret, (T0, ..., Tn))`."""
-    return TupleType((ret, TupleType(tuple(param_types))))
-
-
-# ------------------------------------------------------------------------------ let list, gensym
-
-
-class GenSym:
-    """Fresh `x_N` vars from one counter, as TVM's Var::GenSym (which is process-global)."""
-
-    def __init__(self, start: int = 0) -> None:
-        self.n = start
-
-    def __call__(self, ty: Type | None = None) -> Var:
-        v = Var(f"x_{self.n}", ty)
-        self.n += 1
-        return v
-
-
-class LetList:
-    """Ordered bindings turned into a nested let around a body (TVM's LetList)."""
-
-    def __init__(self, gensym: GenSym) -> None:
-        self.gensym = gensym
-        self.bindings: list[tuple[Var, Expr]] = []
-
-    def push(self, value: Expr, ty: Type | None = None, var: Var | None = None) -> Var:
-        """Bind value to var (a fresh `x_N` by default) and return the var."""
-        v = var if var is not None else self.gensym(ty)
-        self.bindings.append((v, value))
-        return v
-
-    def get(self, body: Expr) -> Expr:
-        """The let chain ending in body, built without recursion."""
-        out = body
-        for v, val in reversed(self.bindings):
-            out = Let(v, val, out)
-        return out
-
-
-def with_let_list(gensym: GenSym, build: Callable[[LetList], Expr]) -> Expr:
-    """LetList::With: run build with a fresh list and wrap its result in the bindings."""
-    ll = LetList(gensym)
-    return ll.get(build(ll))
+    raise TypeError(f"unknown type {type_str(t)}")
 
 
 def _field(e: Expr, i: int) -> Expr:
@@ -158,7 +112,7 @@ def lift_tensor(
             sub = ll.push(_field(e, i), None)
             fields.append(lift_tensor(f, tf, ft, sub, ll))
         return ll.push(Tuple(tuple(fields)), tf(forward_type))
-    raise _Unsupported(f"unsupported input/output type of an operator: {forward_type}")
+    raise _Unsupported(f"unsupported input/output type of an operator: {type_str(forward_type)}")
 
 
 def get_value(t: Type, e: Expr, ll: LetList) -> Var:
@@ -187,7 +141,7 @@ def update_grad(t: Type, arg: Expr, grad: Expr, ll: LetList) -> None:
         for i, ft in enumerate(t.fields):
             update_grad(ft, ll.push(_field(arg, i)), ll.push(_field(grad, i)), ll)
     else:
-        raise _Unsupported(f"unsupported argument type of an operator: {t}")
+        raise _Unsupported(f"unsupported argument type of an operator: {type_str(t)}")
 
 
 def transfer_grads(t: Type, frm: Expr, to: Expr, ll: LetList) -> None:
@@ -198,7 +152,7 @@ def transfer_grads(t: Type, frm: Expr, to: Expr, ll: LetList) -> None:
         for i, ft in enumerate(t.fields):
             transfer_grads(ft, ll.push(_field(frm, i)), ll.push(_field(to, i)), ll)
     else:
-        raise _Unsupported(f"unsupported checkpoint type: {t}")
+        raise _Unsupported(f"unsupported checkpoint type: {type_str(t)}")
 
 
 class _Unsupported(Exception):
@@ -222,8 +176,7 @@ class _ANF:
         self.keep: list[Expr] = []
 
     def function(self, fn: Function) -> Function:
-        return Function(fn.params, self.block(fn.body), fn.ret_type, fn.type_params, fn.attrs,
-                        span=fn.span)
+        return replace(fn, body=self.block(fn.body))
 
     def block(self, e: Expr) -> Expr:
         ll = LetList(self.gensym)
@@ -373,7 +326,8 @@ class ReverseAD(ExprMutator):
         hit = self.ctx.ad_vars.get(e)
         if hit is None:
             ann = e.type_annotation
-            hit = Var(e.name_hint, reverse_type(ann), span=e.span) if ann is not None else e
+            hit = Var(e.name_hint, reverse_type(ann), span=e.span,
+                      virtual_device=e.virtual_device) if ann is not None else e
             self.ctx.ad_vars[e] = hit
         return hit
 
@@ -403,9 +357,8 @@ class ReverseAD(ExprMutator):
         ctx.taken.add(name)
         orig = ctx.dedup(fn)
         assert isinstance(orig, Function)
-        if orig.type_params:
-            raise _Located(f"@{e.name_hint} has type parameters; gradient supports no "
-                           "polymorphism", orig.span)
+        # a polymorphic global keeps its type parameters: v0.19 requires only the entry
+        # function to be monomorphic (higher_order_gradient.cc Gradient, ReverseAD GlobalVar)
         params = tuple(self.visit(p) for p in orig.params) + (self.bp,)
         ret = reverse_type(orig.ret_type) if orig.ret_type is not None else None
         body = self.visit(orig.body)
@@ -564,31 +517,30 @@ def _check_syntax(fn: Function, what: str) -> None:
 
 # ------------------------------------------------------------------------------------------ API
 
-_XN = re.compile(r"x_(\d+)$")
-
-
-def _first_free_index(mod: Module) -> int:
-    top = -1
-    for fn in mod.functions.values():
-        for n in post_order(fn):
-            if isinstance(n, Var):
-                m = _XN.match(n.name_hint)
-                if m:
-                    top = max(top, int(m.group(1)))
-    return top + 1
-
-
 @gc_paused()
 def gradient(
     func: Function | GlobalVar, mod: Module | None = None, mode: str = "higher_order"
 ) -> tuple[Function, Module]:
-    """TVM's `relay.transform.gradient(func, mod, mode="higher_order")`.
+    """TVM's `relay.transform.gradient(func, mod, mode)`.
 
     Returns the gradient function `fn(xs) -> (f(xs), (dxs...))` (not yet type-inferred, as TVM
-    returns it) and the module with any generated `@name_grad` globals added.
+    returns it) and the module with any generated `@name_grad` globals added. `first_order`
+    is FirstOrderGradient on func alone (`first_order_gradient.py`); as in v0.19
+    (python/tvm/relay/transform/transform.py) it takes no module.
     """
+    if mode == "first_order":
+        from .first_order_gradient import first_order_gradient
+
+        if mod is not None and mod.functions:
+            raise RelayTypeError("to run first-order AD on a module, use the FirstOrderGradient "
+                                 "module pass (first_order_gradient_module)")
+        if not isinstance(func, Function):
+            raise RelayTypeError(f"first-order gradient needs a function, got "
+                                 f"{type(func).__name__}", _span_of(func))
+        return first_order_gradient(func), mod if mod is not None else Module({})
     if mode != "higher_order":
-        raise RelayTypeError(f"gradient mode {mode!r} is not supported; use 'higher_order'")
+        raise RelayTypeError(f"unknown gradient mode {mode!r} (modes: 'higher_order', "
+                             "'first_order')")
     base = mod if mod is not None else Module({})
     if isinstance(func, GlobalVar):
         if func.name_hint not in base.functions:
@@ -620,7 +572,8 @@ def gradient(
         pt = p.type_annotation if p.type_annotation is not None else typed.type_of(p)
         if not isinstance(pt, TensorType):
             raise RelayTypeError(
-                f"parameter %{orig_p.name_hint} has type {pt}; gradient needs tensor parameters",
+                f"parameter %{orig_p.name_hint} has type {type_str(pt)}; gradient needs tensor "
+                "parameters",
                 orig_p.span or fn.span)
 
     old_limit = sys.getrecursionlimit()
@@ -644,7 +597,7 @@ def gradient(
 def _gradient(tfn: Function, typed: object, base: Module) -> tuple[Function, dict[str, Function]]:
     typed_mod: Module = typed.module  # type: ignore[attr-defined]
     type_of: Callable[[Expr], Type] = typed.type_of  # type: ignore[attr-defined]
-    gensym = GenSym(_first_free_index(typed_mod))
+    gensym = GenSym(first_free_index(typed_mod))
     ctx = _Ctx(type_of, dict(typed_mod.functions), gensym, set(base.functions))
     ret_t = tfn.ret_type if tfn.ret_type is not None else type_of(tfn.body)
     param_ts = [p.type_annotation or type_of(p) for p in tfn.params]
@@ -662,8 +615,8 @@ def _gradient(tfn: Function, typed: object, base: Module) -> tuple[Function, dic
     ll.push(Call(RefRead(bp), ()), UNIT)
     grads = tuple(RefRead(_field(a, 1)) for a in normal_args)
     body = ll.get(Tuple((_final_result(c, ret_t, ll), Tuple(grads))))
-    out = Function(tfn.params, body, grad_ret_type(param_ts, ret_t), (), tfn.attrs,
-                   span=tfn.span)
+    # WithFields (higher_order_gradient.cc Gradient): attrs, span, virtual device kept
+    out = replace(tfn, body=body, ret_type=grad_ret_type(param_ts, ret_t), type_params=())
     return out, ctx.new_funcs
 
 
@@ -680,7 +633,7 @@ def _init_grad(e: Expr, t: Type, ll: LetList) -> None:
             raise _Unsupported("cannot seed the gradient of a function returning ()")
         _init_grad(ll.push(_field(e, 0), reverse_type(t.fields[0])), t.fields[0], ll)
     else:
-        raise _Unsupported(f"cannot seed the gradient of a result of type {t}")
+        raise _Unsupported(f"cannot seed the gradient of a result of type {type_str(t)}")
 
 
 def _final_result(e: Expr, t: Type, ll: LetList) -> Expr:
@@ -690,7 +643,7 @@ def _final_result(e: Expr, t: Type, ll: LetList) -> Expr:
     if isinstance(t, TupleType):
         return Tuple(tuple(_final_result(ll.push(_field(e, i), reverse_type(ft)), ft, ll)
                            for i, ft in enumerate(t.fields)))
-    raise _Unsupported(f"cannot return a result of type {t} from a gradient")
+    raise _Unsupported(f"cannot return a result of type {type_str(t)} from a gradient")
 
 
 @gc_paused()

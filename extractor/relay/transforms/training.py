@@ -58,7 +58,8 @@ def training_step(mod: Module, keep_grads: Sequence[int]) -> Module:
     fns = {name: fn for name, fn in grad.functions.items() if name != "main"}
     fns[GRAD_NAME] = grad_fn
 
-    params = tuple(Var(p.name_hint, p.type_annotation, span=p.span) for p in grad_fn.params)
+    params = tuple(Var(p.name_hint, p.type_annotation, span=p.span,
+                       virtual_device=p.virtual_device) for p in grad_fn.params)
     r = Var("r")
     loss = Var("l")
     grads = Var("g")
@@ -66,7 +67,8 @@ def training_step(mod: Module, keep_grads: Sequence[int]) -> Module:
     body = Let(r, Call(GlobalVar(GRAD_NAME), params),
                Let(loss, TupleGetItem(r, 0),
                    Let(grads, TupleGetItem(r, 1), result)))
-    fns["main"] = Function(params, body, None, (), main.attrs, span=main.span)
+    fns["main"] = Function(params, body, None, (), main.attrs, span=main.span,
+                           virtual_device=main.virtual_device)
     return infer_types(Module(fns, grad.type_defs, grad.source_name)).module
 
 

@@ -1,0 +1,103 @@
+"""Every command the README shows in a `console` block runs as printed and prints what is shown.
+
+In a ```console block, a line starting with `$ ` is a command; the lines after it, up to the next
+command, are an excerpt of its output (`...` skips lines, a line may end in `...` to be a
+prefix). A command may end in `# exit N` when N is its expected status. Commands run from a
+scratch directory where `tests/`, `datalog_rules/` and `benchmarks/` are the repository's, so
+they write nothing into the checkout.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+README = REPO / "README.md"
+BLOCK = re.compile(r"^```console\n(.*?)^```", re.S | re.M)
+
+
+@dataclass(frozen=True)
+class Example:
+    """One command of the README, what it must exit with and what it must print."""
+
+    line: int
+    command: str
+    status: int
+    excerpt: tuple[str, ...]
+
+
+def examples(text: str) -> list[Example]:
+    out: list[Example] = []
+    for m in BLOCK.finditer(text):
+        first = text.count("\n", 0, m.start(1)) + 1
+        current: list[str] | None = None
+        for k, raw in enumerate(m.group(1).splitlines()):
+            if raw.startswith("$ "):
+                cmd = raw[2:]
+                status = 0
+                exit_mark = re.search(r"\s+# exit (\d+)$", cmd)
+                if exit_mark:
+                    status, cmd = int(exit_mark.group(1)), cmd[: exit_mark.start()]
+                current = []
+                out.append(Example(first + k, cmd, status, ()))
+            elif current is not None:
+                last = out[-1]
+                out[-1] = Example(last.line, last.command, last.status, (*last.excerpt, raw))
+    return out
+
+
+EXAMPLES = examples(README.read_text(encoding="utf-8"))
+
+
+def _matches(excerpt: tuple[str, ...], output: str) -> str | None:
+    """None when the excerpt's lines occur in order in the output, else the first one missing."""
+    lines = output.splitlines()
+    pos = 0
+    for want in excerpt:
+        if not want.strip() or want.strip() == "...":
+            continue
+        prefix = want.rstrip().endswith("...")
+        needle = want.rstrip().removesuffix("...").rstrip() if prefix else want.rstrip()
+        while pos < len(lines) and not (lines[pos].rstrip().startswith(needle) if prefix
+                                        else lines[pos].rstrip() == needle):
+            pos += 1
+        if pos == len(lines):
+            return want
+        pos += 1
+    return None
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory) -> Path:
+    work = tmp_path_factory.mktemp("readme")
+    for name in ("tests", "datalog_rules", "benchmarks"):
+        (work / name).symlink_to(REPO / name)
+    return work
+
+
+def test_the_readme_has_runnable_examples() -> None:
+    assert len(EXAMPLES) >= 10, "the README's console blocks hold fewer examples than expected"
+
+
+@pytest.mark.parametrize("ex", EXAMPLES, ids=[f"README:{e.line}" for e in EXAMPLES])
+def test_readme_example_runs_as_printed(ex: Example, scratch: Path) -> None:
+    argv = shlex.split(ex.command)
+    assert argv[0] == "aliaslog", f"README:{ex.line}: examples are aliaslog commands"
+    env = {**os.environ, "COLUMNS": "100"}
+    proc = subprocess.run([sys.executable, "-m", "aliaslog.cli", *argv[1:]], cwd=scratch,
+                          capture_output=True, text=True, env=env, timeout=1200)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == ex.status, (
+        f"README:{ex.line}: `{ex.command}` exited {proc.returncode}, not {ex.status}:\n"
+        f"{output[-3000:]}")
+    missing = _matches(ex.excerpt, output)
+    assert missing is None, (f"README:{ex.line}: `{ex.command}` did not print {missing!r}; it "
+                             f"printed:\n{output[-3000:]}")
