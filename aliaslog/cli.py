@@ -204,11 +204,14 @@ def _load_checked(path: str):  # type: ignore[no-untyped-def]
     return mod
 
 
-def _analyze(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _analyze(args: argparse.Namespace, explain: bool = True):  # type: ignore[no-untyped-def]
+    """The analysis a command asks for; `explain=False` when it never explains a binding (the
+    demand graph is the largest output relation)."""
     from .analysis import analyze
 
     mod = _load_checked(args.file)
-    return analyze(mod, keep_files=getattr(args, "keep_files", None), **_analysis_options(args))
+    return analyze(mod, keep_files=getattr(args, "keep_files", None), explain=explain,
+                   **_analysis_options(args))
 
 
 def _cmd_facts(args: argparse.Namespace) -> int:
@@ -230,7 +233,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     from .analyze_report import AnalyzeSummary, RemovableBinding
     from .annotate import annotation_document
 
-    result = _analyze(args)
+    result = _analyze(args, explain=False)
     entries = annotation_document(result, args.file)["bindings"]
     summary = AnalyzeSummary(
         file=args.file, ir="relay", engine=result.engine, timings=result.timings,
@@ -279,7 +282,7 @@ def _cmd_annotate(args: argparse.Namespace) -> int:
 
     from .annotate import annotated_text, annotation_document
 
-    result = _analyze(args)
+    result = _analyze(args, explain=False)
     if args.json:
         _emit(json.dumps(annotation_document(result, args.file), indent=2), args.output)
     else:

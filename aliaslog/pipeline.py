@@ -151,8 +151,11 @@ def _check_verdicts(engine: str, bindings: set[str], kept: set[str], removable: 
 
 
 def unescape_relations(relations: dict[str, list[tuple]]) -> dict[str, list[tuple]]:
-    """Output rows with their symbols unescaped (engines return them as stored)."""
-    return {
-        name: [tuple(unescape_symbol(v) if isinstance(v, str) else v for v in row) for row in rows]
-        for name, rows in relations.items()
-    }
+    """Output rows with their symbols unescaped (engines return them as stored); a row with
+    nothing to unescape is kept as it is, not copied."""
+    def unescaped(row: tuple) -> tuple:
+        if not any(type(v) is str and "\\" in v for v in row):
+            return row
+        return tuple(unescape_symbol(v) if isinstance(v, str) else v for v in row)
+
+    return {name: [unescaped(row) for row in rows] for name, rows in relations.items()}

@@ -40,11 +40,16 @@ def unescape_symbol(s: str) -> str:
 
 
 class FactSet:
-    """Rows for each schema relation, in insertion order; rows are checked as they are added."""
+    """Rows for each schema relation, in insertion order; rows are checked as they are added.
+
+    An extractor seals its fact set when it is done: the sets that drop duplicates are as large
+    as the rows themselves and are not needed while the rules are solved.
+    """
 
     def __init__(self) -> None:
         self.rows: dict[str, list[tuple[str | int, ...]]] = {r.name: [] for r in SCHEMA}
-        self._seen: dict[str, set[tuple[str | int, ...]]] = {r.name: set() for r in SCHEMA}
+        self._seen: dict[str, set[tuple[str | int, ...]]] | None = {
+            r.name: set() for r in SCHEMA}
         self._types = {r.name: tuple(int if t == "number" else str for _, t in r.columns)
                        for r in SCHEMA}
         for kind, classes, _ in EFFECT_KINDS:  # the effect vocabulary the rules join on
@@ -53,6 +58,8 @@ class FactSet:
 
     def add(self, relation: str, *row: str | int) -> None:
         """Add one row (duplicates are dropped); a wrong arity or column type is a bug."""
+        if self._seen is None:
+            raise ValueError(f"a row added to {relation} after the fact set was sealed")
         seen = self._seen[relation]
         if row in seen:
             return
@@ -66,6 +73,10 @@ class FactSet:
             raise ValueError(f"{relation} has columns {rel.columns}, got {row!r}")
         seen.add(row)
         self.rows[relation].append(row)
+
+    def seal(self) -> None:
+        """No more rows will be added: free the duplicate check."""
+        self._seen = None
 
     def count(self) -> int:
         """Total number of rows."""

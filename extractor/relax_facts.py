@@ -236,6 +236,7 @@ class _RelaxExtractor:
                 self.ids.node_binding[nid] = self.ids.node_binding[key[1]]
         for name in sorted(self.callees_used):
             f.add("op_effect", name, self.effects.get(name, self.callees_used[name]))
+        f.seal()
         return RelaxExtraction(f, self.ids, self.mod, list(self.entries))
 
     def function(self, fn: relax.Function, fid: str, gname: str, entry: bool) -> None:

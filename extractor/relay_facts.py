@@ -101,6 +101,7 @@ class _Extractor:
         for op in sorted(self.ops_used):
             effect = self.op_effects.get(op, "unknown")
             self.f.add("op_effect", op, effect)
+        self.f.seal()
         return Extraction(self.f, self.ids, self.mod, self.entry)
 
     def function(self, fn: A.Function, fid: str) -> None:

@@ -171,11 +171,11 @@ def _solve_embedded(program_path: Path, facts_dir: Path | None, facts: Facts | N
     empty = frozenset(_empty_inputs(program, facts_dir, facts))
     rules, inputs = _translated(program, empty, frozenset(wanted))
     try:
-        text, _n = (rows_text(program, facts, inputs) if facts is not None
-                    else facts_text(program, facts_dir, inputs))
+        chunks = (rows_text(program, facts, inputs) if facts is not None
+                  else facts_text(program, facts_dir, inputs))
     except RecursionError:
         raise EngineError("a record value is nested too deeply to translate") from None
-    solved = {k: sort_rows(v) for k, v in run_clingo(program, rules, text, wanted).items()}
+    solved = {k: sort_rows(v) for k, v in run_clingo(program, rules, chunks, wanted).items()}
     printed = _printed(program, solved)
     rels = {k: solved[k] for k in outputs}
     if out_dir is not None:

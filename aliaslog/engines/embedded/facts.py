@@ -35,14 +35,12 @@ def input_path(io: IO, rel: Relation, facts_dir: Path) -> Path:
     return fname if fname.is_absolute() else Path(facts_dir) / fname
 
 
-def facts_text(program: Program, facts_dir: Path, shapes: dict[str, InputShape]
-               ) -> tuple[str, int]:
-    """The shaped input relations' fact files as clingo facts; (text, number of facts).
+def facts_text(program: Program, facts_dir: Path, shapes: dict[str, InputShape]) -> list[str]:
+    """The shaped input relations' fact files as clingo facts, one text chunk per file.
 
     A relation with several `.input` directives holds the rows of all their files.
     """
     chunks: list[str] = []
-    count = 0
     for rel in program.relations.values():
         shape = shapes.get(rel.name)
         if shape is None:
@@ -50,21 +48,21 @@ def facts_text(program: Program, facts_dir: Path, shapes: dict[str, InputShape]
         for io in rel.inputs:
             path = input_path(io, rel, facts_dir)
             if shape.is_whole(len(rel.kinds)):
-                text, n = _relation_facts(program, rel, io, path)
+                text = _relation_facts(program, rel, io, path)
             else:
                 rows = read_tsv(path, rel.kinds, program.records, delimiter=io.delimiter,
                                 headers=io.headers, span=io.span)
-                text, n = _format(program, rel, shape, rows, encode=False)
-            chunks.append(text)
-            count += n
-    return "\n".join(c for c in chunks if c) + "\n", count
+                text = _format(program, rel, shape, rows, encode=False)
+            if text:
+                chunks.append(text)
+    return chunks
 
 
 def rows_text(program: Program, facts: Mapping[str, Sequence[Row]],
-              shapes: dict[str, InputShape]) -> tuple[str, int]:
-    """In-memory rows of the shaped input relations as clingo facts (see solve's `facts`)."""
+              shapes: dict[str, InputShape]) -> list[str]:
+    """In-memory rows of the shaped input relations as clingo facts, one text chunk per
+    relation (see solve's `facts`)."""
     chunks: list[str] = []
-    count = 0
     for name in sorted(shapes):
         rows = facts.get(name, ())
         if not rows:
@@ -75,24 +73,24 @@ def rows_text(program: Program, facts: Mapping[str, Sequence[Row]],
             if want is not None and set(map(type, map(itemgetter(i), rows))) != {want}:
                 raise EngineError(f"in-memory facts of `{name}`: column {i + 1} must hold "
                                   f"{'symbols' if k == 's' else 'numbers'}", rel.span)
-        text, n = _format(program, rel, shapes[name], rows, encode=True)
-        chunks.append(text)
-        count += n
-    return "\n".join(c for c in chunks if c) + "\n", count
+        text = _format(program, rel, shapes[name], rows, encode=True)
+        if text:
+            chunks.append(text)
+    return chunks
 
 
 def _format(program: Program, rel: Relation, shape: InputShape, rows: Sequence[Row],
-            encode: bool) -> tuple[str, int]:
+            encode: bool) -> str:
     """Rows (filtered and projected by shape) as clingo facts; symbols encoded if in memory."""
     cname = clingo_name(rel.name)
     if not rel.kinds:
-        return (cname + ".", 1) if rows else ("", 0)
+        return cname + "." if rows else ""
     rows = shape.apply(rows)
     kinds = [rel.kinds[j] for j in shape.columns]
     if not rows:
-        return "", 0
+        return ""
     if not kinds:
-        return cname + ".", 1
+        return cname + "."
     if all(k in ("s", "i") for k in kinds):
         # one C-level format per row; any quote, escape or line break inside a symbol
         # changes the counts below, and such rows take the cell-by-cell path
@@ -101,16 +99,16 @@ def _format(program: Program, rel: Relation, shape: InputShape, rows: Sequence[R
         quotes = 2 * sum(k == "s" for k in kinds) * len(rows)
         if text.count('"') == quotes and text.count("\n") == len(rows) - 1 \
                 and not any(c in text for c in "\\\t\r\0"):
-            return text, len(rows)
+            return text
     recs = program.records
     return "\n".join(
         cname + "(" + ",".join(_value_text(encode_symbol(v) if encode and k == "s" else v, k,
                                            recs)
                                for v, k in zip(row, kinds, strict=True)) + ")."
-        for row in rows), len(rows)
+        for row in rows)
 
 
-def _relation_facts(program: Program, rel: Relation, io: IO, path: Path) -> tuple[str, int]:
+def _relation_facts(program: Program, rel: Relation, io: IO, path: Path) -> str:
     name = clingo_name(rel.name)
     arity = len(rel.kinds)
     if arity > 0 and all(k == "s" for k in rel.kinds) and not io.headers and io.delimiter == "\t":
@@ -128,7 +126,7 @@ def _relation_facts(program: Program, rel: Relation, io: IO, path: Path) -> tupl
         if '"' not in data and "\\" not in data and "\0" not in data and all(
                 ln.count("\t") == arity - 1 for ln in lines):
             prefix = name + '("'
-            return "\n".join(prefix + ln.replace("\t", '","') + '").' for ln in lines), len(lines)
+            return "\n".join(prefix + ln.replace("\t", '","') + '").' for ln in lines)
     if arity > 0 and all(k == "i" for k in rel.kinds) and not io.headers and io.delimiter == "\t":
         try:
             data = fact_bytes(path).decode("utf-8")
@@ -137,13 +135,13 @@ def _relation_facts(program: Program, rel: Relation, io: IO, path: Path) -> tupl
         if data.endswith("\n") and re.fullmatch(f"(?:{_CELL}(?:\\t{_CELL}){{{arity - 1}}}\\n)+",
                                                  data):
             body = data[:-1].replace("\t", ",").replace("\n", ").\n" + name + "(")
-            return name + "(" + body + ").", data.count("\n")
+            return name + "(" + body + ")."
     rows = read_tsv(path, rel.kinds, program.records, delimiter=io.delimiter, headers=io.headers,
                     span=io.span)
     if arity == 0:
-        return (name + ".", 1) if rows else ("", 0)
+        return name + "." if rows else ""
     recs = program.records
     return "\n".join(
         name + "(" + ",".join(_value_text(v, k, recs)
                               for v, k in zip(row, rel.kinds, strict=False)) + ")."
-        for row in rows), len(rows)
+        for row in rows)

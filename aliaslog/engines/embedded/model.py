@@ -85,14 +85,26 @@ def parse_atom_args(text: str, kinds: list[object]) -> Row:
     return tuple(out)
 
 
-def read_relation(cname: str, strs: list[str], kinds: list[object]) -> list[Row]:
-    """Typed rows of one relation from its atoms' str(); all-symbol rows take a bulk fast path."""
+def read_relation(cname: str, strs: list[str], kinds: list[object],
+                  memo: dict[str, str] | None = None) -> list[Row]:
+    """Typed rows of one relation from its atoms' str(); all-symbol rows take a bulk fast path.
+
+    Symbols go through `memo` (one string object per distinct symbol, shared by every row of
+    every relation read with it): output relations repeat the same node ids many times.
+    """
+    memo = {} if memo is None else memo
+    share = memo.setdefault
     arity = len(kinds)
     if arity and all(k == "s" for k in kinds):
         blob = "\n".join(strs)
         if "\\" not in blob and blob.count('"') == 2 * arity * len(strs):
             plen = len(cname) + 2
             if arity == 1:
-                return [(x[plen:-2],) for x in strs]
-            return [tuple(x[plen:-2].split('","')) for x in strs]
-    return [parse_atom_args(x, kinds) for x in strs]
+                return [(share(x[plen:-2], x[plen:-2]),) for x in strs]
+            out = []
+            for x in strs:
+                parts = x[plen:-2].split('","')
+                out.append(tuple(map(share, parts, parts)))
+            return out
+    return [tuple(share(v, v) if type(v) is str else v for v in parse_atom_args(x, kinds))
+            for x in strs]

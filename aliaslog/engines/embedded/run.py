@@ -1,4 +1,4 @@
-"""Ground and solve a translated program with clingo; return the output relations."""
+"""Ground a translated program with clingo and read the output relations from gringo's atoms."""
 
 from __future__ import annotations
 
@@ -9,50 +9,64 @@ from aliaslog.engines.embedded.model import read_relation
 from aliaslog.engines.embedded.translate import clingo_name
 
 
-def run_clingo(program: Program, rules: str, facts: str, outputs: list[str]
+def run_clingo(program: Program, rules: str, facts: list[str], outputs: list[str]
                ) -> dict[str, list[Row]]:
-    """Ground and solve translated rules + facts; return the output relations as typed rows."""
+    """Ground translated rules + facts; return the output relations as typed rows.
+
+    The programs are stratified, so grounding alone derives the whole model as facts: the
+    ground program is not handed to clasp (an observer takes the shown atoms in its place,
+    which saves about a third of clingo's memory and the solver's time). `facts` is emptied as
+    its chunks are handed to clingo, so the text is not held twice.
+    """
     import clingo
 
-    shows = []
-    by_cname: dict[str, str] = {}
-    for name in outputs:
-        rel = program.relations[name]
-        cname = clingo_name(name)
-        by_cname[cname] = name
-        shows.append(f"#show {cname}/{len(rel.kinds)}.")
     messages: list[str] = []
 
     def logger(code, msg: str) -> None:
         if len(messages) < 20:
             messages.append(msg.strip())
 
+    class Shown(clingo.Observer):
+        """Takes the shown atoms in place of clasp, as text; a fact has no program atom."""
+
+        def __init__(self) -> None:
+            self.atoms: list[str] = []
+            self.undecided = 0
+
+        def output_atom(self, symbol, atom: int) -> None:
+            self.atoms.append(str(symbol))
+            if atom:
+                self.undecided += 1
+
+    shown = Shown()
+    by_cname = {clingo_name(name): name for name in outputs}
+    shows = "#show.\n" + "".join(  # nothing but the outputs (no #show at all would show all)
+        f"#show {c}/{len(program.relations[n].kinds)}.\n" for c, n in by_cname.items())
     ctl = clingo.Control(["--warn=none"], logger=logger, message_limit=20)
+    ctl.register_observer(shown, replace=True)
     try:
         ctl.add("base", [], rules)
-        ctl.add("base", [], "\n".join(shows) + "\n")
-        ctl.add("base", [], facts)
+        ctl.add("base", [], shows)
+        while facts:
+            ctl.add("base", [], facts.pop())
         ctl.ground([("base", [])], context=Functors())
     except FunctorAbort as exc:
         raise EngineError(f"{exc} (Soufflé aborts the run here)") from None
     except RuntimeError as exc:
         raise EngineError("clingo failed: " + "\n".join(messages or [str(exc)])) from None
-    shown: list[str] = []
-
-    def on_model(model) -> None:
-        shown.extend(str(s) for s in model.symbols(shown=True))
-
-    result = ctl.solve(on_model=on_model)
-    if not result.satisfiable:
-        raise EngineError("clingo found no model (the program has no consistent answer)")
+    del ctl  # gringo's domains are not needed once the shown atoms are text: free them first
+    if shown.undecided:
+        raise EngineError("grounding left output atoms undecided: the program is not "
+                          "stratified as the embedded engine needs")
     grouped: dict[str, list[str]] = {}
-    for s in shown:
-        paren = s.find("(")
-        cname = s if paren < 0 else s[:paren]
-        grouped.setdefault(cname, []).append(s)
+    for text in shown.atoms:
+        paren = text.find("(")
+        grouped.setdefault(text if paren < 0 else text[:paren], []).append(text)
+    shown.atoms.clear()
+    memo: dict[str, str] = {}
     rows: dict[str, list[Row]] = {name: [] for name in outputs}
     for cname, strs in grouped.items():
         name = by_cname.get(cname)
         if name is not None:
-            rows[name] = read_relation(cname, strs, program.relations[name].kinds)
+            rows[name] = read_relation(cname, strs, program.relations[name].kinds, memo)
     return rows
