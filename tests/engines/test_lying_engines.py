@@ -99,7 +99,10 @@ def test_a_lying_souffle_is_an_engine_error_and_auto_falls_back(
 
 def test_a_souffle_that_is_not_executable(tmp_path, monkeypatch, capsys) -> None:
     bindir = fake(tmp_path, "exit 0\n", executable=False)
-    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    rest = [d for d in os.environ["PATH"].split(os.pathsep)  # a real souffle would be found
+            if not shutil.which("souffle", path=d)]
+    monkeypatch.setenv("PATH", os.pathsep.join([str(bindir), *rest]))
+    assert shutil.which("souffle") is None
     code, doc, _ = _analyze("auto", capsys)  # not on PATH as far as `which` is concerned
     assert code == 0 and doc is not None and doc["engine"] == "embedded"
 
