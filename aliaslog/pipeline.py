@@ -16,8 +16,10 @@ import secrets
 import tempfile
 import time
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 
+from extractor.diagnostics import gc_paused
 from extractor.facts import FactSet, unescape_symbol
 
 from .engines import EngineError, solve
@@ -100,6 +102,7 @@ class _Read:
     seconds_reading: float
 
 
+@gc_paused()  # large outputs: a collection would rescan them and free nothing
 def read(relations: dict[str, list[tuple]], engine: str, seconds: float, facts: FactSet,
          wanted: set[str] | None, token: str) -> _Read:
     """Unescape the output relations, check them against the facts, build the verdicts."""
@@ -115,20 +118,26 @@ def read(relations: dict[str, list[tuple]], engine: str, seconds: float, facts: 
     kept = {b for (b,) in rels["kept"]}
     removable = {b for (b,) in rels["removable"]}
     _check_verdicts(engine, bindings, kept, removable)
-    nodes = {str(r[0]) for r in facts.rows["node"]} | {"$opaque"}
+    nodes = {str(r[0]) for r in facts.rows["node"]}
+    nodes.add("$opaque")
     out = Verdicts(rels, engine, seconds, kept, removable)
-    for b, reason, witness in rels["keep_reason"]:
-        if b not in bindings or witness not in nodes:  # (a binding in a dead function may
-            # have a reason and still be removable: it is never retained)
-            raise EngineError(f"the {engine} engine's keep_reason ({b}, {reason}, {witness}) "
-                              "names a binding or a node the program has not")
-        out.reasons.setdefault(b, []).append(Reason(reason, witness))
-    if any(b not in out.reasons for b in kept):
+    reasons = out.reasons
+    for row in rels["keep_reason"]:
+        reasons.setdefault(row[0], []).append(Reason(row[1], row[2]))
+    # (a binding in a dead function may have a reason and still be removable: it is never
+    # retained; the checks are set differences so that they stay cheap on large outputs)
+    if not reasons.keys() <= bindings or not {w for _, _, w in rels["keep_reason"]} <= nodes:
+        b, reason, witness = next(r for r in rels["keep_reason"]
+                                  if r[0] not in bindings or r[2] not in nodes)
+        raise EngineError(f"the {engine} engine's keep_reason ({b}, {reason}, {witness}) "
+                          "names a binding or a node the program has not")
+    if not kept <= reasons.keys():
         raise EngineError(f"the {engine} engine keeps a binding without saying why")
-    for n, o in rels.get("pts", ()):
-        if n not in nodes or o not in nodes:
-            raise EngineError(f"the {engine} engine's points-to ({n}, {o}) names a node the "
-                              "program has not")
+    pts = rels.get("pts", ())
+    if pts and not set(chain.from_iterable(pts)) <= nodes:
+        n, o = next(r for r in pts if r[0] not in nodes or r[1] not in nodes)
+        raise EngineError(f"the {engine} engine's points-to ({n}, {o}) names a node the "
+                          "program has not")
     out.metrics = {name: value for _, name, value in sorted(rels["metric"])}
     return _Read(out, time.perf_counter() - t0)
 
@@ -151,11 +160,18 @@ def _check_verdicts(engine: str, bindings: set[str], kept: set[str], removable: 
 
 
 def unescape_relations(relations: dict[str, list[tuple]]) -> dict[str, list[tuple]]:
-    """Output rows with their symbols unescaped (engines return them as stored); a row with
-    nothing to unescape is kept as it is, not copied."""
+    """Output rows with their symbols unescaped (engines return them as stored); a relation
+    with nothing to unescape is kept as it is, not copied."""
     def unescaped(row: tuple) -> tuple:
         if not any(type(v) is str and "\\" in v for v in row):
             return row
         return tuple(unescape_symbol(v) if isinstance(v, str) else v for v in row)
 
-    return {name: [unescaped(row) for row in rows] for name, rows in relations.items()}
+    def escapes(rows: list[tuple]) -> bool:
+        try:  # all-symbol relations (most of them): one scan in C
+            return "\\" in "\n".join(chain.from_iterable(rows))
+        except TypeError:  # a number column
+            return any(type(v) is str and "\\" in v for row in rows for v in row)
+
+    return {name: [unescaped(row) for row in rows] if escapes(rows) else rows
+            for name, rows in relations.items()}

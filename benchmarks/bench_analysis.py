@@ -3,7 +3,8 @@
 Usage: python benchmarks/bench_analysis.py [--sizes N ...] [--engines E ...] [--repeat R]
                                            [--seed-only]
 
-Stages: parse, gradient (incl. type inference), facts, solve, read-back (what DCE needs: the
+Stages: parse, gradient (incl. type inference), prepare (the program as the debug executor
+runs it: ToANormalForm, EtaExpand), facts, solve, read-back (what DCE needs: the
 demand graph that only `explain` reads is not read back). Each row is one
 program size and engine; the ratio columns compare with the previous size of the same engine
 (per doubling of N, and per op) and with the first engine at the same size. The seed program
@@ -34,7 +35,7 @@ from extractor.relay.transforms.gradient import gradient_module  # noqa: E402
 from extractor.relay.typeinfer import infer_types  # noqa: E402
 
 SEED = Path(__file__).resolve().parents[1] / "tests" / "data" / "seed_issue_program.relay"
-STAGES = ("parse", "gradient", "facts", "solve", "read-back")
+STAGES = ("parse", "gradient", "prepare", "facts", "solve", "read-back")
 
 
 def seed_end_to_end(engine: str) -> tuple[float, int]:

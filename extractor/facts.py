@@ -63,10 +63,7 @@ class FactSet:
         seen = self._seen[relation]
         if row in seen:
             return
-        types = self._types[relation]
-        if len(row) != len(types) or any(
-            type(v) is not t for v, t in zip(row, types, strict=True)
-        ):
+        if tuple(map(type, row)) != self._types[relation]:  # arity and column types at once
             rel = SCHEMA_BY_NAME[relation]
             if len(row) != rel.arity:
                 raise ValueError(f"{relation} takes {rel.arity} columns, got {len(row)}: {row!r}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from .diagnostics import gc_paused
 from .effect_table import ExtractError, load_effect_table
 from .facts import FactSet
 from .relay import ast as A
@@ -300,6 +301,7 @@ class _Extractor:
         return root
 
 
+@gc_paused()  # millions of long-lived rows: a collection would rescan them and free nothing
 def extract_relay(
     mod: A.Module, entry: str = "main", op_effects: dict[str, str] | None = None
 ) -> Extraction:

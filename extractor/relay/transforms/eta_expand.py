@@ -49,8 +49,8 @@ class _EtaExpander(ExprMutator):
 def eta_expand(mod: Module) -> tuple[Module, dict[int, Constructor]]:
     """mod with every unapplied constructor eta-expanded, and which functions stand for which
     constructor (so a transform that prints the program can put the constructor back)."""
-    if not any(_unapplied_constructors(fn) for fn in mod.functions.values()):
-        return mod, {}
+    if not mod.type_defs or not any(_unapplied_constructors(fn) for fn in mod.functions.values()):
+        return mod, {}  # (a constructor belongs to a type definition: none, nothing to expand)
     ex = _EtaExpander(mod)
     fns = {name: run_deep(lambda fn=fn: ex.visit(fn)) for name, fn in mod.functions.items()}
     return Module(fns, mod.type_defs, mod.source_name), ex.expanded  # type: ignore[arg-type]

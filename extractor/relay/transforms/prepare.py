@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ...diagnostics import gc_paused
 from ..ast import Constructor, Expr, Module
 from .anf import ANFModule, expr_to_a_normal_form, to_a_normal_form
 from .eta_expand import eta_expand, eta_expand_expr
@@ -34,6 +35,7 @@ class Prepared:
 
 
 @lru_cache(maxsize=32)
+@gc_paused()  # big acyclic ASTs: a collection would rescan them and free nothing
 def prepare(mod: Module) -> Prepared:
     """mod as the debug executor runs it (cached: modules are immutable and hash by identity)."""
     m, eta = eta_expand(simplify_inference(mod))
@@ -42,6 +44,7 @@ def prepare(mod: Module) -> Prepared:
 
 
 @lru_cache(maxsize=32)
+@gc_paused()  # big acyclic ASTs: a collection would rescan them and free nothing
 def prepare_for_analysis(mod: Module) -> Prepared:
     """mod as the analysis sees it: evaluated as the debug executor evaluates it."""
     m, eta = eta_expand(mod)
