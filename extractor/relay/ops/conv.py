@@ -50,6 +50,38 @@ _CONV3D = (
 )
 
 
+def _rank(t: TensorType, n: int, arg: int) -> TensorType:
+    """t, if it has n dimensions; else the relation's error on argument `arg`."""
+    if len(t.shape) != n:
+        raise RelError(f"expected a {n}-D tensor but found {type_str(t)}", arg)
+    return t
+
+
+def _data(args: Sequence[Type], attrs: OpAttrs, data: str, kernel: str
+          ) -> tuple[TensorType, str, str, list[Dim]]:
+    """What every conv relation reads first: the data tensor, the kernel and output layouts,
+    and the data's dims in the canonical order `data` (e.g. NCHW) whatever its layout."""
+    x = _rank(R.tensor(args, 0), len(data), 0)
+    dl = R.layout(attrs["data_layout"], data, "data_layout")
+    kl = R.layout(attrs["kernel_layout"], kernel, "kernel_layout")
+    ol = R.layout(attrs["out_layout"] or dl, data, "out_layout")
+    return x, kl, ol, [x.shape[dl.index(ch)] for ch in data]
+
+
+def _groups(attrs: OpAttrs) -> int:
+    groups = R.integer(attrs["groups"], "groups")
+    if groups <= 0:
+        raise RelError(f"groups must be positive, not {groups}")
+    return groups
+
+
+def _output(dims: dict[str, Dim], ol: str, attrs: OpAttrs, x: TensorType,
+            assign: dict[int, Type]) -> Type | Result:
+    """The output type in layout ol (out_dtype or the data's), with the weight type inferred."""
+    out = TensorType(tuple(dims[ch] for ch in ol), attrs["out_dtype"] or x.dtype)
+    return Result(out, assign) if assign else out
+
+
 def _check_layouts(attrs: Attrs, opname: str, kernel: str) -> None:
     dl = attr(attrs, opname, "data_layout")
     kl = attr(attrs, opname, "kernel_layout")
@@ -60,13 +92,7 @@ def _check_layouts(attrs: Attrs, opname: str, kernel: str) -> None:
 
 
 def _conv2d_type(args: Sequence[Type], attrs: OpAttrs) -> Type | Result:
-    x = R.tensor(args, 0)
-    if len(x.shape) != 4:
-        raise RelError(f"expected a 4-D tensor but found {type_str(x)}", 0)
-    dl = R.layout(attrs["data_layout"], "NCHW", "data_layout")
-    kl = R.layout(attrs["kernel_layout"], "OIHW", "kernel_layout")
-    ol = R.layout(attrs["out_layout"] or dl, "NCHW", "out_layout")
-    n, c, h, w = (x.shape[dl.index(ch)] for ch in "NCHW")
+    x, kl, ol, (n, c, h, w) = _data(args, attrs, "NCHW", "OIHW")
     sh, sw = R.pair(attrs["strides"], "strides")
     dh, dw = R.pair(attrs["dilation"], "dilation")
     pt, pl, pb, pr = R.pad4(attrs["padding"])
@@ -84,9 +110,7 @@ def _conv2d_type(args: Sequence[Type], attrs: OpAttrs) -> Type | Result:
         wt = TensorType(tuple(dims[ch] for ch in kl), x.dtype)
         assign[1] = wt
     else:
-        wt = R.tensor(args, 1)
-        if len(wt.shape) != 4:
-            raise RelError(f"expected a 4-D tensor but found {type_str(wt)}", 1)
+        wt = _rank(R.tensor(args, 1), 4, 1)
     o, i_, kh, kw = (wt.shape[kl.index(ch)] for ch in "OIHW")
     want = {"O": o if channels is None else channels, "I": in_per_group,
             "H": kh if ks is None else ks[0], "W": kw if ks is None else ks[1]}
@@ -97,8 +121,7 @@ def _conv2d_type(args: Sequence[Type], attrs: OpAttrs) -> Type | Result:
     oh = R.conv_out(h, kh, sh, dh, pt + pb)
     ow = R.conv_out(w, kw, sw, dw, pl + pr)
     dims = {"N": n, "C": oc, "H": oh, "W": ow}
-    out = TensorType(tuple(dims[ch] for ch in ol), attrs["out_dtype"] or x.dtype)
-    return Result(out, assign) if assign else out
+    return _output(dims, ol, attrs, x, assign)
 
 
 def _conv2d_kernel(args: list[Any], attrs: Attrs) -> Any:
@@ -169,20 +192,12 @@ register(OpDef("nn.conv2d", 2, "relay.attrs.Conv2DAttrs", _CONV2D,
 
 def _conv2d_transpose_type(args: Sequence[Type], attrs: OpAttrs) -> Type | Result:
     """Weight (I=C_in, O/groups, KH, KW) in IOHW; out = (H-1)*s - pad + dilated k + out_pad."""
-    x = R.tensor(args, 0)
-    if len(x.shape) != 4:
-        raise RelError(f"expected a 4-D tensor but found {type_str(x)}", 0)
-    dl = R.layout(attrs["data_layout"], "NCHW", "data_layout")
-    kl = R.layout(attrs["kernel_layout"], "IOHW", "kernel_layout")
-    ol = R.layout(attrs["out_layout"] or dl, "NCHW", "out_layout")
-    n, c, h, w = (x.shape[dl.index(ch)] for ch in "NCHW")
+    x, kl, ol, (n, c, h, w) = _data(args, attrs, "NCHW", "IOHW")
     sh, sw = R.pair(attrs["strides"], "strides")
     dh, dw = R.pair(attrs["dilation"], "dilation")
     pt, pl, pb, pr = R.pad4(attrs["padding"])
     oph, opw = R.pair(attrs["output_padding"], "output_padding")
-    groups = R.integer(attrs["groups"], "groups")
-    if groups <= 0:
-        raise RelError(f"groups must be positive, not {groups}")
+    groups = _groups(attrs)
     channels, ksize = attrs["channels"], attrs["kernel_size"]
     ks = R.pair(ksize, "kernel_size") if ksize is not None else None
     assign: dict[int, Type] = {}
@@ -193,9 +208,7 @@ def _conv2d_transpose_type(args: Sequence[Type], attrs: OpAttrs) -> Type | Resul
         wt = TensorType(tuple(dims[ch] for ch in kl), x.dtype)
         assign[1] = wt
     else:
-        wt = R.tensor(args, 1)
-        if len(wt.shape) != 4:
-            raise RelError(f"expected a 4-D tensor but found {type_str(wt)}", 1)
+        wt = _rank(R.tensor(args, 1), 4, 1)
     i_, o, kh, kw = (wt.shape[kl.index(ch)] for ch in "IOHW")
     want = {"I": c, "O": o if channels is None else R.integer(channels, "channels") // groups,
             "H": kh if ks is None else ks[0], "W": kw if ks is None else ks[1]}
@@ -210,8 +223,7 @@ def _conv2d_transpose_type(args: Sequence[Type], attrs: OpAttrs) -> Type | Resul
 
     dims = {"N": n, "C": oc, "H": out_size(h, kh, sh, dh, pt + pb, oph),
             "W": out_size(w, kw, sw, dw, pl + pr, opw)}
-    out = TensorType(tuple(dims[ch] for ch in ol), attrs["out_dtype"] or x.dtype)
-    return Result(out, assign) if assign else out
+    return _output(dims, ol, attrs, x, assign)
 
 
 def _conv2d_transpose_kernel(args: list[Any], attrs: Attrs) -> Any:
@@ -281,9 +293,7 @@ def _conv2d_backward_weight_type(args: Sequence[Type], attrs: OpAttrs) -> Type:
     in_ch, out_ch = x.shape[dl.index("C")], g.shape[gl.index("C")]
     if in_ch is None or out_ch is None:
         raise RelError("nn.conv2d_backward_weight needs static channel dimensions")
-    groups = R.integer(attrs["groups"], "groups")
-    if groups <= 0:
-        raise RelError(f"groups must be positive, not {groups}")
+    groups = _groups(attrs)
     if in_ch == out_ch == groups:  # depthwise: TVM takes the per-group width from channels
         if attrs["channels"] is None:
             raise RelError("attribute channels is required for a depthwise "
@@ -346,19 +356,11 @@ register(OpDef("nn.conv2d_backward_weight", 2, "relay.attrs.Conv2DAttrs", _CONV2
 
 def _conv3d_type(args: Sequence[Type], attrs: OpAttrs) -> Type | Result:
     """Conv3DRel: data NCDHW-like, weight (O, C/groups, KD, KH, KW) in OIDHW-like layout."""
-    x = R.tensor(args, 0)
-    if len(x.shape) != 5:
-        raise RelError(f"expected a 5-D tensor but found {type_str(x)}", 0)
-    dl = R.layout(attrs["data_layout"], "NCDHW", "data_layout")
-    kl = R.layout(attrs["kernel_layout"], "OIDHW", "kernel_layout")
-    ol = R.layout(attrs["out_layout"] or dl, "NCDHW", "out_layout")
-    n, c, d, h, w = (x.shape[dl.index(ch)] for ch in "NCDHW")
+    x, kl, ol, (n, c, d, h, w) = _data(args, attrs, "NCDHW", "OIDHW")
     strides = R.triple(attrs["strides"], "strides")
     dils = R.triple(attrs["dilation"], "dilation")
     pf, pt, pl, pk, pb, pr = R.pad6(attrs["padding"])
-    groups = R.integer(attrs["groups"], "groups")
-    if groups <= 0:
-        raise RelError(f"groups must be positive, not {groups}")
+    groups = _groups(attrs)
     channels, ksize = attrs["channels"], attrs["kernel_size"]
     ks = R.triple(ksize, "kernel_size") if ksize is not None else None
     in_per_group = None if c is None else c // groups
@@ -371,9 +373,7 @@ def _conv3d_type(args: Sequence[Type], attrs: OpAttrs) -> Type | Result:
         wt = TensorType(tuple(dims[ch] for ch in kl), x.dtype)
         assign[1] = wt
     else:
-        wt = R.tensor(args, 1)
-        if len(wt.shape) != 5:
-            raise RelError(f"expected a 5-D tensor but found {type_str(wt)}", 1)
+        wt = _rank(R.tensor(args, 1), 5, 1)
     o, kd, kh, kw = (wt.shape[kl.index(ch)] for ch in "ODHW")
     want = {"O": o if channels is None else channels, "I": in_per_group,
             "D": kd if ks is None else ks[0], "H": kh if ks is None else ks[1],
@@ -386,8 +386,7 @@ def _conv3d_type(args: Sequence[Type], attrs: OpAttrs) -> Type | Result:
             "D": R.conv_out(d, kd, strides[0], dils[0], pf + pk),
             "H": R.conv_out(h, kh, strides[1], dils[1], pt + pb),
             "W": R.conv_out(w, kw, strides[2], dils[2], pl + pr)}
-    out = TensorType(tuple(dims[ch] for ch in ol), attrs["out_dtype"] or x.dtype)
-    return Result(out, assign) if assign else out
+    return _output(dims, ol, attrs, x, assign)
 
 
 def _conv_nd(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dils: Sequence[int],
@@ -570,18 +569,10 @@ def _one(v: Any, what: str) -> int:
 
 def _conv1d_type(args: Sequence[Type], attrs: OpAttrs) -> Type | Result:
     """Conv1DRel: data NCW-like, weight (O, C/groups, K) in an OIW-like layout."""
-    x = R.tensor(args, 0)
-    if len(x.shape) != 3:
-        raise RelError(f"expected a 3-D tensor but found {type_str(x)}", 0)
-    dl = R.layout(attrs["data_layout"], "NCW", "data_layout")
-    kl = R.layout(attrs["kernel_layout"], "OIW", "kernel_layout")
-    ol = R.layout(attrs["out_layout"] or dl, "NCW", "out_layout")
-    n, c, w = (x.shape[dl.index(ch)] for ch in "NCW")
+    x, kl, ol, (n, c, w) = _data(args, attrs, "NCW", "OIW")
     stride, dil = _one(attrs["strides"], "strides"), _one(attrs["dilation"], "dilation")
     pl, pr = _pad2(attrs["padding"])
-    groups = R.integer(attrs["groups"], "groups")
-    if groups <= 0:
-        raise RelError(f"groups must be positive, not {groups}")
+    groups = _groups(attrs)
     channels, ksize = attrs["channels"], attrs["kernel_size"]
     per_group = None if c is None else c // groups
     assign: dict[int, Type] = {}
@@ -599,9 +590,7 @@ def _conv1d_type(args: Sequence[Type], attrs: OpAttrs) -> Type | Result:
     else:
         if isinstance(args[1], IncompleteType):
             raise Defer
-        wt = R.tensor(args, 1)
-        if len(wt.shape) != 3:
-            raise RelError(f"expected a 3-D tensor but found {type_str(wt)}", 1)
+        wt = _rank(R.tensor(args, 1), 3, 1)
         o, i_, k = (wt.shape[kl.index(ch)] for ch in "OIW")
         bad = (ksize is not None and not R.dim_eq(k, _one(ksize, "kernel_size"))) or (
             channels is not None and not R.dim_eq(o, channels)) or not R.dim_eq(i_, c)
@@ -610,8 +599,7 @@ def _conv1d_type(args: Sequence[Type], attrs: OpAttrs) -> Type | Result:
                          "W": k if ksize is None else _one(ksize, "kernel_size")}
             raise ArgMismatch(1, TensorType(tuple(want_dims[ch] for ch in kl), wt.dtype), wt)
     dims_out = {"N": n, "C": o, "W": R.conv_out(w, k, stride, dil, pl + pr)}
-    out = TensorType(tuple(dims_out[ch] for ch in ol), attrs["out_dtype"] or x.dtype)
-    return Result(out, assign) if assign else out
+    return _output(dims_out, ol, attrs, x, assign)
 
 
 def _conv1d_kernel(args: list[Any], attrs: Attrs) -> Any:
@@ -647,20 +635,12 @@ def _conv3d_transpose_type(args: Sequence[Type], attrs: OpAttrs) -> Type | Resul
     when the shape comes from the weight (no kernel_size and channels), the H output uses the W
     kernel extent and W the H one (its `dilated_ksize_x` / `_y` are crossed).
     """
-    x = R.tensor(args, 0)
-    if len(x.shape) != 5:
-        raise RelError(f"expected a 5-D tensor but found {type_str(x)}", 0)
-    dl = R.layout(attrs["data_layout"], "NCDHW", "data_layout")
-    kl = R.layout(attrs["kernel_layout"], "IODHW", "kernel_layout")
-    ol = R.layout(attrs["out_layout"] or dl, "NCDHW", "out_layout")
-    n, c, d, h, w = (x.shape[dl.index(ch)] for ch in "NCDHW")
+    x, kl, ol, (n, c, d, h, w) = _data(args, attrs, "NCDHW", "IODHW")
     strides = R.triple(attrs["strides"], "strides")
     dils = R.triple(attrs["dilation"], "dilation")
     pf, pt, pl, pk, pb, pr = R.pad6(attrs["padding"])
     opad = R.triple(attrs["output_padding"], "output_padding")
-    groups = R.integer(attrs["groups"], "groups")
-    if groups <= 0:
-        raise RelError(f"groups must be positive, not {groups}")
+    groups = _groups(attrs)
     channels, ksize = attrs["channels"], attrs["kernel_size"]
     assign: dict[int, Type] = {}
     if channels is not None and ksize is not None:
@@ -680,9 +660,7 @@ def _conv3d_transpose_type(args: Sequence[Type], attrs: OpAttrs) -> Type | Resul
     else:
         if isinstance(args[1], IncompleteType):
             raise Defer
-        wt = R.tensor(args, 1)
-        if len(wt.shape) != 5:
-            raise RelError(f"expected a 5-D tensor but found {type_str(wt)}", 1)
+        wt = _rank(R.tensor(args, 1), 5, 1)
         i_, o, kd, kh, kw = (wt.shape[kl.index(ch)] for ch in "IODHW")
         if not R.dim_eq(i_, c):
             raise ArgMismatch(1, TensorType(tuple(c if ch == "I" else wt.shape[kl.index(ch)]
@@ -699,8 +677,7 @@ def _conv3d_transpose_type(args: Sequence[Type], attrs: OpAttrs) -> Type | Resul
     dims_out = {"N": n, "C": oc, "D": size(d, kd, strides[0], dils[0], pf + pk, opad[0]),
                 "H": size(h, kh_, strides[1], dh_, pt + pb, opad[1]),
                 "W": size(w, kw_, strides[2], dw_, pl + pr, opad[2])}
-    out = TensorType(tuple(dims_out[ch] for ch in ol), attrs["out_dtype"] or x.dtype)
-    return Result(out, assign) if assign else out
+    return _output(dims_out, ol, attrs, x, assign)
 
 
 def _conv3d_transpose_kernel(args: list[Any], attrs: Attrs) -> Any:
