@@ -10,14 +10,28 @@ all of them and gets a verdict of its own: a graph binding.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from extractor.relay import ast as A
+from extractor.relay.transforms.prepare import Prepared
+from extractor.relay_facts import Extraction
 
-if TYPE_CHECKING:
-    from .analysis import AnalysisResult
-    from .pipeline import Reason
+from .pipeline import Reason
+
+
+class Analysed(Protocol):
+    """What the view reads of an analysis result (`aliaslog.analysis.AnalysisResult`)."""
+
+    extraction: Extraction
+    kept_ids: set[str]
+    source: A.Module | None
+    prepared: Prepared | None
+
+    def bindings(self) -> Iterator[tuple[str, A.Let]]: ...
+
+    def best_reason(self, bid: str) -> Reason: ...
 
 
 @dataclass(frozen=True)
@@ -33,7 +47,7 @@ class Verdict:
 class SourceView:
     """The input program's lets and graph bindings, each with its verdict."""
 
-    def __init__(self, result: AnalysisResult) -> None:
+    def __init__(self, result: Analysed) -> None:
         self.result = result
         assert result.prepared is not None and result.source is not None
         prov = result.prepared.anf.provenance

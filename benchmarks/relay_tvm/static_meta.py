@@ -11,12 +11,9 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from .fold import UNKNOWN, Scope
-
-if TYPE_CHECKING:
-    from .discover import _File
+from .fold import UNKNOWN, Folder, Scope
 
 
 def _dotted(n: ast.expr) -> str:
@@ -43,10 +40,20 @@ def call_arg(call: ast.Call, index: int, name: str) -> ast.expr | None:
     return call.args[index] if len(call.args) > index else None
 
 
+class _TestFile(Protocol):
+    """What the reader needs of a parsed test file (discover's `_File`)."""
+
+    tree: ast.Module
+    module_scope: Scope
+    folder: Folder
+
+    def parse_kind(self, call: ast.Call) -> str | None: ...
+
+
 class StaticMeta:
     """Reads the meta table and init module a parse call passes, where they are static."""
 
-    def __init__(self, f: _File) -> None:
+    def __init__(self, f: _TestFile) -> None:
         self.f = f
 
     def resolve(self, node: ast.expr | None, scope: Scope, line: int,
