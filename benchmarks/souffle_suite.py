@@ -1,7 +1,7 @@
 """Run Soufflé's own test suite through the embedded engine and classify every test.
 
 Usage: python benchmarks/souffle_suite.py --clone PATH [--ref 2.5] [--category C ...]
-                                          [--test NAME ...] [--timeout S] [--jobs N] [-v]
+                                          [--test NAME ...] [--timeout S] [-v]
 
 PATH is a git clone (bare or not) of souffle-lang/souffle; the tests are read from it at run
 time, at tag --ref, and never copied anywhere but a temporary directory. The harness is

@@ -11,7 +11,7 @@ import logging
 import shutil
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from aliaslog.engines.base import EngineError, Row, SolveResult, sort_rows
@@ -170,17 +170,22 @@ def _solve_embedded(program_path: Path, facts_dir: Path | None, facts: Facts | N
     wanted = outputs + [n for n in program.printsizes() if n not in outputs]
     empty = frozenset(_empty_inputs(program, facts_dir, facts))
     rules, inputs = _translated(program, empty, frozenset(wanted))
-    try:
-        chunks = (rows_text(program, facts, inputs) if facts is not None
-                  else facts_text(program, facts_dir, inputs))
-    except RecursionError:
-        raise EngineError("a record value is nested too deeply to translate") from None
+    chunks = _deep_records_located(rows_text(program, facts, inputs) if facts is not None
+                                   else facts_text(program, facts_dir, inputs))
     solved = {k: sort_rows(v) for k, v in run_clingo(program, rules, chunks, wanted).items()}
     printed = _printed(program, solved)
     rels = {k: solved[k] for k in outputs}
     if out_dir is not None:
         _publish(out_dir, lambda d: _write_outputs(d, program, rels))
     return rels, list(program.warnings), printed
+
+
+def _deep_records_located(chunks: Iterator[str]) -> Iterator[str]:
+    """The chunks, with a record too deep for Python's stack reported as an engine error."""
+    try:
+        yield from chunks
+    except RecursionError:
+        raise EngineError("a record value is nested too deeply to translate") from None
 
 
 def _publish(out_dir: Path, fill) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -84,3 +85,53 @@ def test_engine_layer_imports_no_ir_package() -> None:
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == ""
+
+
+class _FakeControl:
+    """Records what clingo would parse; fails on a chunk holding `bad`."""
+
+    def __init__(self) -> None:
+        self.parsed: list[str] = []
+
+    def add(self, part: str, params: list, text: str) -> None:
+        if "bad" in text:
+            raise RuntimeError("parsing failed")
+        self.parsed.append(text)
+
+
+def test_fact_chunks_reach_clingo_in_order_while_the_next_is_made():
+    from aliaslog.engines.embedded.run import _add_pipelined
+
+    ctl = _FakeControl()
+    _add_pipelined(ctl, (f"p({i})." for i in range(50)))
+    assert ctl.parsed == [f"p({i})." for i in range(50)]
+
+
+def test_a_chunk_clingo_rejects_stops_the_feed_and_is_raised_here():
+    from aliaslog.engines.embedded.run import _add_pipelined
+
+    made: list[int] = []
+
+    def chunks():
+        for i in range(1000):
+            made.append(i)
+            yield "bad." if i == 3 else f"p({i})."
+
+    ctl = _FakeControl()
+    with pytest.raises(RuntimeError, match="parsing failed"):
+        _add_pipelined(ctl, chunks())
+    assert ctl.parsed == ["p(0).", "p(1).", "p(2)."] and len(made) < 10
+
+
+def test_a_failing_producer_stops_the_parser_thread():
+    from aliaslog.engines.embedded.run import _add_pipelined
+
+    def chunks():
+        yield "p(1)."
+        raise ValueError("formatting failed")
+
+    ctl = _FakeControl()
+    with pytest.raises(ValueError, match="formatting failed"):
+        _add_pipelined(ctl, chunks())
+    assert ctl.parsed == ["p(1)."]
+    assert not [t for t in threading.enumerate() if t.name == "clingo-parse"]

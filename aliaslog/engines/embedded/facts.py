@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from operator import itemgetter
 from pathlib import Path
 
@@ -35,12 +35,13 @@ def input_path(io: IO, rel: Relation, facts_dir: Path) -> Path:
     return fname if fname.is_absolute() else Path(facts_dir) / fname
 
 
-def facts_text(program: Program, facts_dir: Path, shapes: dict[str, InputShape]) -> list[str]:
-    """The shaped input relations' fact files as clingo facts, one text chunk per file.
+def facts_text(program: Program, facts_dir: Path, shapes: dict[str, InputShape]
+               ) -> Iterator[str]:
+    """The shaped input relations' fact files as clingo facts, one text chunk per file, made
+    as they are asked for (clingo parses one while the next is formatted).
 
     A relation with several `.input` directives holds the rows of all their files.
     """
-    chunks: list[str] = []
     for rel in program.relations.values():
         shape = shapes.get(rel.name)
         if shape is None:
@@ -54,15 +55,13 @@ def facts_text(program: Program, facts_dir: Path, shapes: dict[str, InputShape])
                                 headers=io.headers, span=io.span)
                 text = _format(program, rel, shape, rows, encode=False)
             if text:
-                chunks.append(text)
-    return chunks
+                yield text
 
 
 def rows_text(program: Program, facts: Mapping[str, Sequence[Row]],
-              shapes: dict[str, InputShape]) -> list[str]:
+              shapes: dict[str, InputShape]) -> Iterator[str]:
     """In-memory rows of the shaped input relations as clingo facts, one text chunk per
-    relation (see solve's `facts`)."""
-    chunks: list[str] = []
+    relation (see solve's `facts`), made as they are asked for."""
     for name in sorted(shapes):
         rows = facts.get(name, ())
         if not rows:
@@ -75,8 +74,7 @@ def rows_text(program: Program, facts: Mapping[str, Sequence[Row]],
                                   f"{'symbols' if k == 's' else 'numbers'}", rel.span)
         text = _format(program, rel, shapes[name], rows, encode=True)
         if text:
-            chunks.append(text)
-    return chunks
+            yield text
 
 
 def _format(program: Program, rel: Relation, shape: InputShape, rows: Sequence[Row],
