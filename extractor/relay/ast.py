@@ -365,8 +365,8 @@ class TypeData:
     span: Span | None = _span()
 
 
-@dataclass(frozen=True, eq=False, slots=True)
-class Module:
+@dataclass(frozen=True, eq=False, slots=True, weakref_slot=True)  # (type inference remembers
+class Module:  # its results by module while the module lives)
     """An IRModule: global functions and type definitions, each by name (insertion-ordered)."""
 
     functions: Mapping[str, Function]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from weakref import WeakKeyDictionary
 
 import numpy as np
 
@@ -81,9 +82,29 @@ class Typed:
         return t
 
 
-@gc_paused()
+# Results by module, while the module lives (modules are immutable and hash by identity): a
+# command checks its input, then a transform infers the same module, or the typed one, again.
+# Inference of a typed module changes no node, so its types are the ones already computed.
+_BY_INPUT: WeakKeyDictionary[Module, Typed] = WeakKeyDictionary()
+_OF_TYPED: WeakKeyDictionary[Module, dict[int, Type]] = WeakKeyDictionary()
+
+
 def infer_types(mod: Module) -> Typed:
     """Infer and check every global function of mod; return the annotated module and types."""
+    got = _BY_INPUT.get(mod)
+    if got is not None:
+        return got
+    types = _OF_TYPED.get(mod)
+    if types is not None:
+        return Typed(mod, types)
+    got = _infer_module(mod)
+    _BY_INPUT[mod] = got
+    _OF_TYPED[got.module] = got.types  # (not the Typed: it would keep its own key alive)
+    return got
+
+
+@gc_paused()
+def _infer_module(mod: Module) -> Typed:
     inf = _Infer(mod)
     inf.run([fn for fn in mod.functions.values()])
     rebuilt, types = inf.rebuild(list(mod.functions.values()))
