@@ -77,11 +77,22 @@ class Token:
     value: object
     text: str
     start: int
-    end: int
     line: int
     col: int
-    end_line: int
-    end_col: int
+
+    # a token never spans lines, so where it ends follows from its text (and a token costs
+    # three fields less: a long program has millions of them)
+    @property
+    def end(self) -> int:
+        return self.start + len(self.text)
+
+    @property
+    def end_line(self) -> int:
+        return self.line
+
+    @property
+    def end_col(self) -> int:
+        return self.col + len(self.text)
 
     def is_punct(self, p: str) -> bool:
         return self.kind == PUNCT and self.value == p
@@ -194,8 +205,7 @@ def tokenize(text: str, source_name: str = "from_string") -> list[Token]:
             line_start = text.rfind("\n", scanned, start) + 1
             cur[0], cur[1] = line, line_start
         cur[2] = start
-        toks.append(Token(kind, value, text[start:end], start, end, line, start - line_start + 1,
-                          line, end - line_start + 1))
+        toks.append(Token(kind, value, text[start:end], start, line, start - line_start + 1))
 
     after_dot = False
     while True:
