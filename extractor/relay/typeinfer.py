@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from weakref import WeakKeyDictionary
+from weakref import WeakKeyDictionary, ref
 
 import numpy as np
 
@@ -82,23 +82,26 @@ class Typed:
         return t
 
 
-# Results by module, while the module lives (modules are immutable and hash by identity): a
-# command checks its input, then a transform infers the same module, or the typed one, again.
-# Inference of a typed module changes no node, so its types are the ones already computed.
-_BY_INPUT: WeakKeyDictionary[Module, Typed] = WeakKeyDictionary()
+# Results by module (modules are immutable and hash by identity): a command checks its input,
+# then a transform infers the same module, or the typed one, again. A result is remembered
+# while its caller keeps it (a weak reference: a check whose result is dropped frees the typed
+# copy), a typed module's types while the typed module lives (inferring a typed module changes
+# no node, so its types are the ones already computed).
+_BY_INPUT: WeakKeyDictionary[Module, ref[Typed]] = WeakKeyDictionary()
 _OF_TYPED: WeakKeyDictionary[Module, dict[int, Type]] = WeakKeyDictionary()
 
 
 def infer_types(mod: Module) -> Typed:
     """Infer and check every global function of mod; return the annotated module and types."""
-    got = _BY_INPUT.get(mod)
+    held = _BY_INPUT.get(mod)
+    got = held() if held is not None else None
     if got is not None:
         return got
     types = _OF_TYPED.get(mod)
     if types is not None:
         return Typed(mod, types)
     got = _infer_module(mod)
-    _BY_INPUT[mod] = got
+    _BY_INPUT[mod] = ref(got)
     _OF_TYPED[got.module] = got.types  # (not the Typed: it would keep its own key alive)
     return got
 
