@@ -135,3 +135,17 @@ def test_a_failing_producer_stops_the_parser_thread():
         _add_pipelined(ctl, chunks())
     assert ctl.parsed == ["p(1)."]
     assert not [t for t in threading.enumerate() if t.name == "clingo-parse"]
+
+
+def test_shown_atoms_print_as_clingo_prints_them():
+    """The reused-buffer printer gives exactly `str()`, long symbols (a grown buffer) too."""
+    import clingo
+
+    from aliaslog.engines.embedded.run import symbol_texts
+
+    syms = [clingo.Function("r", [clingo.String('q"uo\\te\n'), clingo.Number(-7)]),
+            clingo.Function("", [clingo.String("x" * 10_000), clingo.Tuple_([])]),
+            clingo.Function("flag"), clingo.Number(3), clingo.String("")]
+    want = [str(s) for s in syms]
+    got = list(symbol_texts(list(syms)))
+    assert got == want
