@@ -102,6 +102,12 @@ class AnalysisResult(Verdicts):
         return self.reasons.get(bid, []) if bid is not None else []
 
     # ------------------------------------------------------------- points-to, alias
+    def _read(self, relation: str) -> list[tuple]:
+        """An output relation that only the points-to and effect queries read."""
+        if relation not in self.relations:
+            raise ValueError("this result was computed with points_to=False")
+        return self.relations[relation]
+
     def node(self, nid: str) -> object:
         return self.extraction.ids.nodes.get(nid)
 
@@ -124,12 +130,12 @@ class AnalysisResult(Verdicts):
     def points_to(self, e: A.Expr) -> set[str]:
         """Object ids (allocation-site node ids, or "$opaque") that e may evaluate to."""
         nid = self.node_id_of(e)
-        return {o for n, o in self.relations["pts"] if n == nid}
+        return {o for n, o in self._read("pts") if n == nid}
 
     def may_alias_pairs(self) -> list[tuple[A.Var, A.Var]]:
         """Variable pairs that may point to the same allocated object (each pair once)."""
         out = []
-        for a, b in self.relations["may_alias"]:
+        for a, b in self._read("may_alias"):
             if a < b:
                 out.append((self.node(a), self.node(b)))
         return out  # type: ignore[return-value]
@@ -139,9 +145,9 @@ class AnalysisResult(Verdicts):
         ids = self.extraction.ids
         start = ids.node_id[id(let.value)]
         local: dict[str, list[tuple[str, str]]] = {}
-        for n, kind, cell in self.relations["local_effect"]:
+        for n, kind, cell in self._read("local_effect"):
             local.setdefault(n, []).append((kind, cell))
-        unknown = {n for n, _ in self.relations["unknown_effect"]}
+        unknown = {n for n, _ in self._read("unknown_effect")}
         succ = self._eval_graph()
         out: dict[str, set[str]] = {}
         for n in _reach(start, succ):
@@ -156,7 +162,7 @@ class AnalysisResult(Verdicts):
         for p, c in self.extraction.facts.rows["evaluates"]:
             succ.setdefault(str(p), []).append(str(c))
         bodies = {str(f): str(b) for f, b in self.extraction.facts.rows["func"]}
-        for c, f in self.relations["call_target"]:
+        for c, f in self._read("call_target"):
             succ.setdefault(c, []).append(bodies[f])
         return succ
 
@@ -342,13 +348,17 @@ def analyze(
     keep_files: str | os.PathLike[str] | None = None,
     op_effects: Sequence[str] = (),
     explain: bool = True,
+    points_to: bool = True,
 ) -> AnalysisResult:
     """Run the whole pipeline on a Relay module: extract facts, solve the rules, read back.
 
     `options` picks the analysis variant, `engine` the Datalog engine; `op_effects` are extra
     effect tables (files) over the op registry's effects.
     With `explain=False` the demand graph (the largest output) is not read back: verdicts,
-    reasons, points-to and metrics are all there, but `AnalysisResult.explain` is not.
+    reasons, points-to and metrics are all there, but `AnalysisResult.explain` is not. With
+    `points_to=False` only what DCE needs is read back (verdicts, reasons, metrics): not the
+    points-to, alias, call-graph and effect relations that `points_to`, `may_alias_pairs` and
+    `effects` answer from (the metrics still count them).
     """
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -358,7 +368,8 @@ def analyze(
     extraction = extract_relay(prepared.module, entry, load_op_effects(*op_effects))
     timings["facts"] = time.perf_counter() - t0
     verdicts = pipeline.run(MAIN, extraction.facts, engine=engine, defines=options.defines(),
-                            read_back=READ_BACK | (EXPLAIN if explain else set()),
+                            read_back=(READ_BACK if points_to else set())
+                            | (EXPLAIN if explain else set()),
                             keep_files=keep_files, timings=timings)
     result = AnalysisResult(**{f.name: getattr(verdicts, f.name) for f in fields(Verdicts)},
                             extraction=extraction, timings=timings, options=options,

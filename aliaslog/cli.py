@@ -211,6 +211,7 @@ def _analyze(args: argparse.Namespace, explain: bool = True):  # type: ignore[no
 
     mod = _load_checked(args.file)
     return analyze(mod, keep_files=getattr(args, "keep_files", None), explain=explain,
+                   points_to=False,
                    **_analysis_options(args))
 
 

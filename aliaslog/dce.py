@@ -33,7 +33,8 @@ def relay_dce(
         from .analysis import analyze
         from .analysis_dce import remove_relay_bindings
 
-        return remove_relay_bindings(analyze(mod, explain=False, **analysis_options))
+        return remove_relay_bindings(analyze(mod, explain=False, points_to=False,
+                                             **analysis_options))
     raise ValueError(
         f"unknown DCE mode {mode!r}: valid modes are {', '.join(repr(m) for m in MODES)}"
     )

@@ -94,7 +94,7 @@ def removed_ref_ops(program: Module, engine: EngineOptions = DEFAULT_ENGINE) -> 
     """`%name = ref_read(...)` / `ref_write(...)` bindings the analysis proves removable."""
     from .analysis import analyze
 
-    result = analyze(program, engine=engine, explain=False)
+    result = analyze(program, engine=engine, explain=False, points_to=False)
     return [
         f"%{let.var.name_hint} = {type(let.value).__name__.replace('Ref', 'ref_').lower()}(...)"
         for let in result.removable()

@@ -4,8 +4,9 @@ Usage: python benchmarks/bench_analysis.py [--sizes N ...] [--engines E ...] [--
                                            [--seed-only]
 
 Stages: parse, gradient (incl. type inference), prepare (the program as the debug executor
-runs it: ToANormalForm, EtaExpand), facts, solve, read-back (what DCE needs: the
-demand graph that only `explain` reads is not read back). Each row is one
+runs it: ToANormalForm, EtaExpand), facts, solve, read-back (what DCE needs, as `analyze`,
+`dce` and `batch` read it: verdicts, reasons, metrics; neither the demand graph that only
+`explain` reads nor the points-to relations that only the oracle reads). Each row is one
 program size and engine; the ratio columns compare with the previous size of the same engine
 (per doubling of N, and per op) and with the first engine at the same size. The seed program
 (apache/tvm #6803) is timed end to end (parse -> gradient -> analyze -> DCE) first.
@@ -42,7 +43,7 @@ def seed_end_to_end(engine: str) -> tuple[float, int]:
     """Seconds for parse -> gradient -> analyze -> DCE on the seed, and bindings analysed."""
     t0 = time.perf_counter()
     grad = gradient_module(infer_types(parse_file(SEED)).module)
-    result = analyze(grad, engine=EngineOptions(engine), explain=False)
+    result = analyze(grad, engine=EngineOptions(engine), explain=False, points_to=False)
     remove_relay_bindings(result)
     return time.perf_counter() - t0, len(result.kept_ids) + len(result.removable_ids)
 
@@ -57,7 +58,7 @@ def run(n_ops: int, engine: str) -> dict[str, float]:
     t = time.perf_counter()
     grad = gradient_module(infer_types(mod).module)
     times["gradient"] = time.perf_counter() - t
-    result = analyze(grad, engine=EngineOptions(engine), explain=False)
+    result = analyze(grad, engine=EngineOptions(engine), explain=False, points_to=False)
     times.update(result.timings)
     return times
 

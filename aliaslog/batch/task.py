@@ -143,7 +143,8 @@ def _relay(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, A
         mod = load_relay(task.path)
     with stage("typecheck"):
         typed = infer_types(mod)
-    res = analyze(mod, task.analysis_options(), engine=task.engine_options(), explain=False)
+    res = analyze(mod, task.analysis_options(), engine=task.engine_options(), explain=False,
+                  points_to=False)
     stage.add(res.timings)
 
     with stage("dce"):

@@ -329,3 +329,15 @@ def test_cli_analysis_commands(tmp_path, capsys):
     kept = tmp_path / "keep"
     assert main(["analyze", str(src), "--keep-files", str(kept), "--engine", "embedded"]) == 0
     assert (kept / "facts" / "node.facts").exists() and (kept / "out" / "kept.csv").exists()
+
+
+def test_dce_read_back_has_the_same_verdicts_and_no_points_to():
+    """`points_to=False` (analyze, dce, batch) reads back only what DCE needs."""
+    grad = _seed_grad()
+    full = analyze(grad, engine=EMBEDDED, explain=False)
+    dce_only = analyze(grad, engine=EMBEDDED, explain=False, points_to=False)
+    assert (dce_only.kept_ids, dce_only.removable_ids, dce_only.reasons, dce_only.metrics) == (
+        full.kept_ids, full.removable_ids, full.reasons, full.metrics)
+    assert "pts" not in dce_only.relations and "may_alias" not in dce_only.relations
+    with pytest.raises(ValueError, match="points_to=False"):
+        dce_only.may_alias_pairs()
