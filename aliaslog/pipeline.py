@@ -70,6 +70,7 @@ def run(program: Path, facts: FactSet, *, engine: EngineOptions,
     """
     timings = timings if timings is not None else {}
     wanted = None if keep_files is not None else set(read_back or ()) | VERDICT_RELATIONS
+    facts.seal()
     token = secrets.token_hex(8)
     rows = {**facts.rows, "run_nonce": [(token,)]}
     with tempfile.TemporaryDirectory(prefix="aliaslog-") as tmp:

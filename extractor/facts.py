@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from operator import itemgetter
 from pathlib import Path
 
 from .schema import EFFECT_KINDS, SCHEMA, SCHEMA_BY_NAME
@@ -40,16 +41,17 @@ def unescape_symbol(s: str) -> str:
 
 
 class FactSet:
-    """Rows for each schema relation, in insertion order; rows are checked as they are added.
+    """Rows for each schema relation, in insertion order, checked against the schema once.
 
-    An extractor seals its fact set when it is done: the sets that drop duplicates are as large
-    as the rows themselves and are not needed while the rules are solved.
+    `add` only appends (an extractor adds millions of rows); `seal`, which an extractor calls
+    when it is done, checks every row's arity and column types at once. A row added twice is a
+    set element once: the engines read relations as sets, and writing and counting drop the
+    later copies (hashing every row as it is added would cost the extractor a third of its time).
     """
 
     def __init__(self) -> None:
         self.rows: dict[str, list[tuple[str | int, ...]]] = {r.name: [] for r in SCHEMA}
-        self._seen: dict[str, set[tuple[str | int, ...]]] | None = {
-            r.name: set() for r in SCHEMA}
+        self._sealed = False
         self._types = {r.name: tuple(int if t == "number" else str for _, t in r.columns)
                        for r in SCHEMA}
         for kind, classes, _ in EFFECT_KINDS:  # the effect vocabulary the rules join on
@@ -57,31 +59,36 @@ class FactSet:
                 self.add("effect_class", kind, cls)
 
     def add(self, relation: str, *row: str | int) -> None:
-        """Add one row (duplicates are dropped); a wrong arity or column type is a bug."""
-        if self._seen is None:
+        """Add one row; `seal` checks it."""
+        if self._sealed:
             raise ValueError(f"a row added to {relation} after the fact set was sealed")
-        seen = self._seen[relation]
-        if row in seen:
-            return
-        if tuple(map(type, row)) != self._types[relation]:  # arity and column types at once
-            rel = SCHEMA_BY_NAME[relation]
-            if len(row) != rel.arity:
-                raise ValueError(f"{relation} takes {rel.arity} columns, got {len(row)}: {row!r}")
-            raise ValueError(f"{relation} has columns {rel.columns}, got {row!r}")
-        seen.add(row)
         self.rows[relation].append(row)
 
     def seal(self) -> None:
-        """No more rows will be added: free the duplicate check."""
-        self._seen = None
+        """No more rows will be added: a wrong arity or column type is a bug, raised here."""
+        if self._sealed:
+            return
+        for name, rows in self.rows.items():
+            want = self._types[name]
+            # column by column in C; a row off the schema makes one of these sets differ
+            if rows and (set(map(len, rows)) != {len(want)} or any(
+                    set(map(type, map(itemgetter(i), rows))) != {t}
+                    for i, t in enumerate(want))):
+                _reject(name, next(r for r in rows if tuple(map(type, r)) != want))
+        self._sealed = True
+
+    def unique(self, relation: str) -> list[tuple[str | int, ...]]:
+        """The relation's rows, each once, in the order first added."""
+        self.seal()
+        return list(dict.fromkeys(self.rows[relation]))
 
     def count(self) -> int:
-        """Total number of rows."""
-        return sum(len(v) for v in self.rows.values())
+        """Total number of distinct rows."""
+        return sum(len(self.unique(r.name)) for r in SCHEMA)
 
     def tsv(self, relation: str) -> str:
-        """The relation as Soufflé TSV text (symbols escaped)."""
-        rows = self.rows[relation]
+        """The relation as Soufflé TSV text (symbols escaped), each row once."""
+        rows = self.unique(relation)
         if not rows:
             return ""
         numeric = [t is int for t in self._types[relation]]
@@ -120,3 +127,11 @@ class FactSet:
             h.update(rel.name.encode())
             h.update(self.tsv(rel.name).encode())
         return h.hexdigest()
+
+
+def _reject(relation: str, row: tuple) -> None:
+    """The error for a row that does not fit its relation's columns."""
+    rel = SCHEMA_BY_NAME[relation]
+    if len(row) != rel.arity:
+        raise ValueError(f"{relation} takes {rel.arity} columns, got {len(row)}: {row!r}")
+    raise ValueError(f"{relation} has columns {rel.columns}, got {row!r}")

@@ -109,10 +109,27 @@ def test_fact_files_round_trip_awkward_symbols(tmp_path):
 
 def test_fact_writer_checks_rows_against_the_schema():
     facts = FactSet()
+    facts.add("node", "n1", "var")
     with pytest.raises(ValueError, match="takes 3 columns"):
-        facts.add("node", "n1", "var")
-    with pytest.raises(ValueError, match="number"):
-        facts.add("param", "f", "zero", "v")
+        facts.seal()
+    facts = FactSet()
+    facts.add("param", "f", 0, "v")
+    facts.add("param", "f", "zero", "v")
+    with pytest.raises(ValueError, match="number.*'zero'"):
+        facts.seal()
+
+
+def test_a_row_added_twice_is_written_and_counted_once(tmp_path):
+    facts = FactSet()
+    for row in [("a", 0, "x"), ("b", 1, "y"), ("a", 0, "x"), ("c", 2, "z")]:
+        facts.add("param", *row)
+    facts.seal()
+    assert facts.unique("param") == [("a", 0, "x"), ("b", 1, "y"), ("c", 2, "z")]
+    assert facts.count() == 3 + len(facts.rows["effect_class"])
+    facts.write(tmp_path)
+    assert (tmp_path / "param.facts").read_text() == "a\t0\tx\nb\t1\ty\nc\t2\tz\n"
+    with pytest.raises(ValueError, match="sealed"):
+        facts.add("param", "d", 3, "w")
 
 
 def test_bad_op_effect_table_is_located(tmp_path):
