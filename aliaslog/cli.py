@@ -14,7 +14,7 @@ from types import FrameType
 
 import numpy as np
 
-from extractor.diagnostics import LocatedError
+from extractor.diagnostics import LocatedError, survivors_frozen
 from extractor.relay.ast import Expr, Let, Module, Var, post_order
 
 from .batch import command as batch_command
@@ -619,7 +619,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
     try:
-        return int(args.func(args))
+        with survivors_frozen():  # one command: no collector rescans of what its passes built
+            return int(args.func(args))
     except LocatedError as err:
         if err.text is None and err.span is not None and Path(err.span.source).is_file():
             err.with_text(Path(err.span.source).read_bytes().decode("utf-8", errors="replace"))

@@ -18,6 +18,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from extractor.diagnostics import survivors_frozen
+
 from ..options import DEFAULT_ANALYSIS, DEFAULT_ENGINE, AnalysisOptions, EngineOptions
 
 RELAY_SUFFIXES = (".relay", ".json")
@@ -264,7 +266,9 @@ def main() -> int:
 
     for line in sys.stdin:
         if line.strip():
-            out.write(json.dumps(run(Task(**json.loads(line)), began)) + "\n")
+            with survivors_frozen():  # one model: its cycles are collected once it is done
+                row = run(Task(**json.loads(line)), began)
+            out.write(json.dumps(row) + "\n")
             out.flush()
     return 0
 

@@ -92,3 +92,32 @@ def test_passes_keep_the_callers_collector_state(seed_path):
     grad = gradient_module(infer_types(parse_file(seed_path)).module)
     dce(grad)
     assert gc.isenabled()
+
+
+def test_survivors_of_a_pause_are_frozen_only_inside_a_job():
+    """A job freezes what its passes leave alive; when it ends the collector sees it again."""
+    from extractor.diagnostics import survivors_frozen
+
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        kept = []
+        with gc_paused():
+            kept.append([object() for _ in range(100)])
+        assert gc.get_freeze_count() == 0, "outside a job nothing is frozen"
+        gc.collect()
+        with survivors_frozen():
+            with gc_paused():
+                kept.append([object() for _ in range(100)])
+                cycle: list = []
+                cycle.append(cycle)
+                del cycle
+            assert gc.get_freeze_count() >= 100
+            with survivors_frozen():  # nested: the outer job ends the freeze
+                pass
+            assert gc.get_freeze_count() >= 100
+        assert gc.get_freeze_count() == 0
+        assert gc.collect() >= 1, "a cycle made in a job is collected after it"
+    finally:
+        if not was:
+            gc.disable()
