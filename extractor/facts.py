@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Callable
 from operator import itemgetter
 from pathlib import Path
 
@@ -63,6 +64,13 @@ class FactSet:
         if self._sealed:
             raise ValueError(f"a row added to {relation} after the fact set was sealed")
         self.rows[relation].append(row)
+
+    def appender(self, relation: str) -> Callable[[tuple[str | int, ...]], None]:
+        """`add` for an extractor's hot loop: appends one row given as a tuple (`seal` checks
+        it), without a call of its own per row."""
+        if self._sealed:
+            raise ValueError(f"rows added to {relation} after the fact set was sealed")
+        return self.rows[relation].append
 
     def seal(self) -> None:
         """No more rows will be added: a wrong arity or column type is a bug, raised here."""

@@ -52,6 +52,16 @@ class _Extractor:
         self.entry = entry
         self.op_effects = op_effects
         self.f = FactSet()
+        # the hot relations' row lists, appended to directly (one tuple a row; checked at seal)
+        add = self.f.appender
+        self.add_node, self.add_node_loc, self.add_segment = add("node"), add("node_loc"), \
+            add("segment")
+        self.add_evaluates, self.add_var_ref, self.add_copy = add("evaluates"), add("var_ref"), \
+            add("copy")
+        self.add_let_bind, self.add_block_pos = add("let_bind"), add("block_pos")
+        self.add_call, self.add_call_arg, self.add_call_op = add("call"), add("call_arg"), \
+            add("call_op")
+        self.add_proj, self.add_tuple_field = add("proj"), add("tuple_field")
         self.ids = IdMap()
         self.n_pat = 0
         self.n_block = 0
@@ -96,7 +106,7 @@ class _Extractor:
             self.function(self.mod.functions[name], gids[name])
         for v, func in self.free_uses.items():  # free variables sit where they are used
             if v not in self.bound:
-                self.f.add("node", v, "var", func)
+                self.add_node((v, "var", func))
         for fn in self.functions:
             self.straight_line_facts(fn)
         for op in sorted(self.ops_used):
@@ -109,7 +119,7 @@ class _Extractor:
         """Facts for one function and everything reachable from its body (iteratively)."""
         f = self.f
         self.functions.append(fn)
-        f.add("node", fid, "fn", fid)
+        self.add_node((fid, "fn", fid))
         self.loc(fn, fid)
         body = self.nid(fn.body)
         f.add("func", fid, body)
@@ -131,27 +141,27 @@ class _Extractor:
 
     def binder(self, v: str, func: str) -> None:
         """Variable v is bound (a parameter, a let or a pattern variable) in function func."""
-        self.f.add("node", v, "var", func)
+        self.add_node((v, "var", func))
         self.bound.add(v)
 
     def loc(self, node: object, nid: str) -> None:
         span = getattr(node, "span", None)
         if span is not None:
-            self.f.add("node_loc", nid, span.line, span.col)
+            self.add_node_loc((nid, span.line, span.col))
 
     # -------------------------------------------------------------------- expressions
     def expr(self, e: A.Expr, func: str, owner: str) -> list[tuple[A.Expr, str, str]]:
         """Facts for node e; returns the children to visit with their function and owner."""
         f = self.f
         n = self.nid(e)
-        f.add("segment", n, owner)
+        self.add_segment((n, owner))
         todo: list[tuple[A.Expr, str, str]] = []
 
         def child(c: A.Expr) -> str:
             cid = self.nid(c)
-            f.add("evaluates", n, cid)
+            self.add_evaluates((n, cid))
             if isinstance(c, A.Var):
-                f.add("var_ref", n, cid)
+                self.add_var_ref((n, cid))
             todo.append((c, func, owner))
             return cid
 
@@ -160,47 +170,47 @@ class _Extractor:
             self.free_uses.setdefault(n, func)
             return todo
         if isinstance(e, A.GlobalVar):
-            f.add("node", n, "global", func)
+            self.add_node((n, "global", func))
             f.add("global_ref", n, self.nid(self.mod.functions[e.name_hint]))
             return todo
         self.loc(e, n)
         if isinstance(e, A.Op):
-            f.add("node", n, "op", func)
+            self.add_node((n, "op", func))
         elif isinstance(e, A.Constructor):
-            f.add("node", n, "ctor", func)
+            self.add_node((n, "ctor", func))
         elif isinstance(e, A.Constant):
-            f.add("node", n, "const", func)
+            self.add_node((n, "const", func))
         elif isinstance(e, A.Tuple):
-            f.add("node", n, "tuple", func)
+            self.add_node((n, "tuple", func))
             for i, a in enumerate(e.fields):
-                f.add("tuple_field", n, i, child(a))
+                self.add_tuple_field((n, i, child(a)))
         elif isinstance(e, A.TupleGetItem):
-            f.add("node", n, "proj", func)
-            f.add("proj", n, child(e.tuple_value), e.index)
+            self.add_node((n, "proj", func))
+            self.add_proj((n, child(e.tuple_value), e.index))
         elif isinstance(e, A.Call):
-            f.add("node", n, "call", func)
+            self.add_node((n, "call", func))
             callee = child(e.op)
-            f.add("call", n, callee)
+            self.add_call((n, callee))
             args = [child(a) for a in e.args]
             for i, a in enumerate(args):
-                f.add("call_arg", n, i, a)
+                self.add_call_arg((n, i, a))
             if isinstance(e.op, A.Op):
                 self.ops_used.add(e.op.name)
-                f.add("call_op", n, e.op.name)
+                self.add_call_op((n, e.op.name))
             elif isinstance(e.op, A.Constructor):
                 f.add("ctor_call", n, e.op.name_hint)
                 for i, a in enumerate(args):
-                    f.add("tuple_field", n, i, a)
+                    self.add_tuple_field((n, i, a))
         elif isinstance(e, A.Let):
             self.let_chain(e, func, owner, todo)
         elif isinstance(e, A.If):
-            f.add("node", n, "if", func)
+            self.add_node((n, "if", func))
             c = child(e.cond)
             f.add("if_cond", n, c)
-            f.add("copy", n, child(e.true_branch))
-            f.add("copy", n, child(e.false_branch))
+            self.add_copy((n, child(e.true_branch)))
+            self.add_copy((n, child(e.false_branch)))
         elif isinstance(e, A.Function):
-            f.add("node", n, "fn", func)
+            self.add_node((n, "fn", func))
             f.add("fn_literal", n)
             self.functions.append(e)
             f.add("func", n, self.nid(e.body))
@@ -211,26 +221,26 @@ class _Extractor:
                 self.binder(pid, n)
                 self.loc(p, pid)
             if isinstance(e.body, A.Var):
-                f.add("var_ref", n, self.nid(e.body))
+                self.add_var_ref((n, self.nid(e.body)))
             todo.append((e.body, n, n))  # the body runs when called, in its own segment
         elif isinstance(e, A.RefCreate):
-            f.add("node", n, "ref", func)
+            self.add_node((n, "ref", func))
             f.add("ref_create", n, child(e.value))
         elif isinstance(e, A.RefRead):
-            f.add("node", n, "ref_read", func)
+            self.add_node((n, "ref_read", func))
             f.add("ref_read", n, child(e.ref))
         elif isinstance(e, A.RefWrite):
-            f.add("node", n, "ref_write", func)
+            self.add_node((n, "ref_write", func))
             r = child(e.ref)
             f.add("ref_write", n, r, child(e.value))
         elif isinstance(e, A.Match):
-            f.add("node", n, "match", func)
+            self.add_node((n, "match", func))
             f.add("match_data", n, child(e.data))
             for k, clause in enumerate(e.clauses):
                 p = self.pattern(clause.lhs, func)
                 rhs = child(clause.rhs)
                 f.add("match_clause", n, k, p, rhs)
-                f.add("copy", n, rhs)
+                self.add_copy((n, rhs))
         else:
             raise ExtractError(f"cannot extract facts for a {kind} node", getattr(e, "span", None))
         return todo
@@ -239,31 +249,30 @@ class _Extractor:
         self, e: A.Let, func: str, owner: str, todo: list[tuple[A.Expr, str, str]]
     ) -> None:
         """A whole let chain at once: bindings, merges, block order (iterative, no recursion)."""
-        f = self.f
         blk = f"k{self.n_block}"
         self.n_block += 1
         lets, body = A.let_chain(e)
         for pos, let in enumerate(lets):
             n = self.nid(let)
             if let is not e:
-                f.add("segment", n, owner)
+                self.add_segment((n, owner))
             self.loc(let, n)
-            f.add("node", n, "let", func)
+            self.add_node((n, "let", func))
             b = self.bid(let)
             v = self.nid(let.var)
             self.binder(v, func)
             self.loc(let.var, v)
             value = self.nid(let.value)
             nxt = self.nid(let.body)
-            f.add("let_bind", b, n, v, value, nxt)
-            f.add("block_pos", b, blk, pos)
-            f.add("copy", v, value)
-            f.add("copy", n, nxt)
-            f.add("evaluates", n, value)
-            f.add("evaluates", n, nxt)
+            self.add_let_bind((b, n, v, value, nxt))
+            self.add_block_pos((b, blk, pos))
+            self.add_copy((v, value))
+            self.add_copy((n, nxt))
+            self.add_evaluates((n, value))
+            self.add_evaluates((n, nxt))
             for c in (let.value, let.body):
                 if isinstance(c, A.Var):
-                    f.add("var_ref", n, self.nid(c))
+                    self.add_var_ref((n, self.nid(c)))
             todo.append((let.value, func, b))
         todo.append((body, func, owner))
 
