@@ -8,6 +8,10 @@ its rows):
   is computed without them (its projection): `dem_edge(k, x, i, _, _, _)` is the only use
   of `dem_edge` in the shipped rules, so without `explain` its 6-column rows are never built;
 - `S(x..) :- R(x..)` where R is read nowhere else: R's rules derive S directly;
+- a derived, unrequested relation every use of which names a constant in some column is
+  derived only for those constants (each rule, once per constant, with its head variable
+  fixed): `binding_kind(b, k)` is only ever asked for `"ref_read"` and `"ref_write"`, so only
+  those nodes are read, and the input filter below then drops every other `node` row;
 - an input relation is loaded with the columns its uses read, and, where every use names a
   constant in some column, only the rows holding one of those constants (`InputShape`).
 """
@@ -23,8 +27,10 @@ from aliaslog.engines.dialect.ast import (
     Aggregate,
     Atom,
     Clause,
+    Constraint,
     Neg,
     Num,
+    Record,
     Str,
     Var,
     Wildcard,
@@ -59,7 +65,7 @@ def relevant(program: Program, clauses: list[Clause], wanted: set[str]
              ) -> tuple[list[Clause], dict[str, InputShape]]:
     """The clauses the `wanted` relations depend on, unused columns projected away, and the
     input relations they read with the rows and columns they can see."""
-    kept = _needed(clauses, wanted)
+    kept = _specialized(program, _needed(clauses, wanted), wanted)
     used = {a.rel for c in kept for a in _body_atoms(c)}
     filters = _input_filters(program, kept, wanted)
     keep_cols = _used_columns(program, kept, wanted)
@@ -87,6 +93,98 @@ def _needed(clauses: list[Clause], wanted: set[str]) -> list[Clause]:
                     needed.add(a.rel)
                     stack.append(a.rel)
     return [c for c in clauses if any(h.rel in needed for h in c.heads)]
+
+
+_MAX_CONSTANTS = 8  # more would multiply the rules more than the rows they save
+
+
+def _specialized(program: Program, clauses: list[Clause], wanted: set[str]) -> list[Clause]:
+    """Rules of relations that are only ever read at constants, derived only at those.
+
+    R must be derived, unrequested and read somewhere; every atom of R in any body (positive,
+    negated or in an aggregate) names a constant in column j. A rule `R(.., K, ..) :- body`
+    becomes one rule per constant c: `R(.., K, ..) :- body[K := c], K = c` (exact: the rows
+    it drops have no reader). A rule whose head holds another constant there is dropped.
+    Done only where it pays: in every rule of R, K is read from an input relation, whose rows
+    the input filter then cuts to the constants (a K from derived rows would only multiply
+    the rules).
+    """
+    uses: dict[str, list[Atom]] = {}
+    for c in clauses:
+        for a in _body_atoms(c):
+            uses.setdefault(a.rel, []).append(a)
+    fixed: dict[str, tuple[int, list]] = {}
+    for name, atoms in uses.items():
+        rel = program.relations[name]
+        if name in wanted or rel.inputs or rel.eqrel or rel.printsize:
+            continue
+        for j in range(len(rel.kinds)):
+            consts = [a.args[j] for a in atoms if isinstance(a.args[j], (Num, Str))]
+            values = {(type(t), t.value) for t in consts}
+            if len(consts) == len(atoms) and len(values) <= _MAX_CONSTANTS \
+                    and _read_from_inputs(program, clauses, name, j):
+                fixed[name] = (j, [t for t in consts if (type(t), t.value) in values
+                                   and not values.discard((type(t), t.value))])
+                break
+    if not fixed:
+        return clauses
+    out: list[Clause] = []
+    for c in clauses:
+        heads = [h.rel for h in c.heads]
+        if not any(r in fixed for r in heads):
+            out.append(c)
+            continue
+        if len(c.heads) != 1 or c.body is None:  # several heads, or a fact: as written
+            out.append(c)
+            continue
+        j, consts = fixed[heads[0]]
+        t = c.heads[0].args[j]
+        if isinstance(t, (Num, Str)):
+            if any(type(k) is type(t) and k.value == t.value for k in consts):
+                out.append(c)
+            continue
+        if not isinstance(t, Var):  # an expression in the head: as written
+            out.append(c)
+            continue
+        for k in consts:
+            out.append(_fix_var(c, t.name, k))
+    return out
+
+
+def _read_from_inputs(program: Program, clauses: list[Clause], name: str, j: int) -> bool:
+    """In every rule of `name`, the variable in head column j is an argument of a positive
+    input atom in each alternative of the body."""
+    rules = [c for c in clauses if any(h.rel == name for h in c.heads)]
+    if not rules:
+        return False
+    for c in rules:
+        t = c.heads[0].args[j] if len(c.heads) == 1 else None
+        if not isinstance(t, Var) or c.body is None:
+            return False
+        for conj in c.body:
+            if not any(isinstance(lit, Atom) and program.relations[lit.rel].inputs
+                       and any(isinstance(x, Var) and x.name == t.name for x in lit.args)
+                       for lit in conj):
+                return False
+    return True
+
+
+def _fix_var(c: Clause, name: str, const) -> Clause:
+    """c with variable `name` replaced by const in every body atom, and `name = const` added."""
+    def term(t):
+        if isinstance(t, Var) and t.name == name:
+            return const
+        if isinstance(t, Record):
+            return Record([term(x) for x in t.items], t.span)
+        return t
+
+    def fix(a: Atom) -> Atom:
+        return Atom(a.rel, [term(x) for x in a.args], a.span)
+
+    body = [[map_atoms(lit, fix) for lit in conj]
+            + [Constraint("=", Var(name, const.span), const, const.span)]
+            for conj in c.body]
+    return Clause(c.heads, body, c.span, c.plans)
 
 
 def _unfold_copies(program: Program, clauses: list[Clause], wanted: set[str]) -> list[Clause]:
