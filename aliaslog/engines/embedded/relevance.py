@@ -109,22 +109,19 @@ def _specialized(program: Program, clauses: list[Clause], wanted: set[str]) -> l
     the input filter then cuts to the constants (a K from derived rows would only multiply
     the rules).
     """
-    uses: dict[str, list[Atom]] = {}
-    for c in clauses:
-        for a in _body_atoms(c):
-            uses.setdefault(a.rel, []).append(a)
     fixed: dict[str, tuple[int, list]] = {}
-    for name, atoms in uses.items():
+    for name, atoms in _readers(clauses).items():
         rel = program.relations[name]
         if name in wanted or rel.inputs or rel.eqrel or rel.printsize:
             continue
         for j in range(len(rel.kinds)):
             consts = [a.args[j] for a in atoms if isinstance(a.args[j], (Num, Str))]
-            values = {(type(t), t.value) for t in consts}
-            if len(consts) == len(atoms) and len(values) <= _MAX_CONSTANTS \
+            distinct = {}
+            for t in consts:
+                distinct.setdefault((type(t), t.value), t)
+            if len(consts) == len(atoms) and len(distinct) <= _MAX_CONSTANTS \
                     and _read_from_inputs(program, clauses, name, j):
-                fixed[name] = (j, [t for t in consts if (type(t), t.value) in values
-                                   and not values.discard((type(t), t.value))])
+                fixed[name] = (j, list(distinct.values()))
                 break
     if not fixed:
         return clauses
@@ -234,6 +231,15 @@ def _unfold_copies(program: Program, clauses: list[Clause], wanted: set[str]) ->
     return out
 
 
+def _readers(clauses: list[Clause]) -> dict[str, list[Atom]]:
+    """Every atom that reads each relation (in bodies, negations and aggregates)."""
+    uses: dict[str, list[Atom]] = {}
+    for c in clauses:
+        for a in _body_atoms(c):
+            uses.setdefault(a.rel, []).append(a)
+    return uses
+
+
 def _body_atoms(c: Clause) -> list[Atom]:
     out: list[Atom] = []
     for conj in c.body or ():
@@ -291,12 +297,8 @@ def _used_columns(program: Program, clauses: list[Clause], wanted: set[str]
 def _input_filters(program: Program, clauses: list[Clause], wanted: set[str]
                    ) -> dict[str, dict[int, frozenset]]:
     """Input columns every use of which names a constant: only rows holding one can match."""
-    uses: dict[str, list[Atom]] = {}
-    for c in clauses:
-        for a in _body_atoms(c):
-            uses.setdefault(a.rel, []).append(a)
     out: dict[str, dict[int, frozenset]] = {}
-    for name, atoms in uses.items():
+    for name, atoms in _readers(clauses).items():
         rel = program.relations[name]
         if not rel.inputs or name in wanted or rel.eqrel or rel.printsize:
             continue
