@@ -167,7 +167,8 @@ def _read_from_inputs(program: Program, clauses: list[Clause], name: str, j: int
 
 
 def _fix_var(c: Clause, name: str, const) -> Clause:
-    """c with variable `name` replaced by const in every body atom, and `name = const` added."""
+    """c with `name = const` added, and `name` replaced by const in the body's own atoms
+    (positive or negated; not inside aggregates, whose variables Soufflé may scope locally)."""
     def term(t):
         if isinstance(t, Var) and t.name == name:
             return const
@@ -175,10 +176,14 @@ def _fix_var(c: Clause, name: str, const) -> Clause:
             return Record([term(x) for x in t.items], t.span)
         return t
 
-    def fix(a: Atom) -> Atom:
-        return Atom(a.rel, [term(x) for x in a.args], a.span)
+    def fix(lit):
+        if isinstance(lit, Atom):
+            return Atom(lit.rel, [term(x) for x in lit.args], lit.span)
+        if isinstance(lit, Neg):
+            return Neg(fix(lit.atom), lit.span)
+        return lit
 
-    body = [[map_atoms(lit, fix) for lit in conj]
+    body = [[fix(lit) for lit in conj]
             + [Constraint("=", Var(name, const.span), const, const.span)]
             for conj in c.body]
     return Clause(c.heads, body, c.span, c.plans)
