@@ -104,10 +104,10 @@ def _specialized(program: Program, clauses: list[Clause], wanted: set[str]) -> l
     R must be derived, unrequested and read somewhere; every atom of R in any body (positive,
     negated or in an aggregate) names a constant in column j. A rule `R(.., K, ..) :- body`
     becomes one rule per constant c: `R(.., K, ..) :- body[K := c], K = c` (exact: the rows
-    it drops have no reader). A rule whose head holds another constant there is dropped.
-    Done only where it pays: in every rule of R, K is read from an input relation, whose rows
-    the input filter then cuts to the constants (a K from derived rows would only multiply
-    the rules).
+    it drops have no reader). Done only where it pays: every rule of R has one head, a
+    variable K in column j, and in each alternative of its body K is read from an input
+    relation, whose rows the input filter then cuts to the constants (a K from derived rows
+    would only multiply the rules).
     """
     fixed: dict[str, tuple[int, list]] = {}
     for name, atoms in _readers(clauses).items():
@@ -127,29 +127,17 @@ def _specialized(program: Program, clauses: list[Clause], wanted: set[str]) -> l
         return clauses
     out: list[Clause] = []
     for c in clauses:
-        heads = [h.rel for h in c.heads]
-        if not any(r in fixed for r in heads):
+        hit = fixed.get(c.heads[0].rel) if len(c.heads) == 1 else None
+        if hit is None:
             out.append(c)
             continue
-        if len(c.heads) != 1 or c.body is None:  # several heads, or a fact: as written
-            out.append(c)
-            continue
-        j, consts = fixed[heads[0]]
-        t = c.heads[0].args[j]
-        if isinstance(t, (Num, Str)):
-            if any(type(k) is type(t) and k.value == t.value for k in consts):
-                out.append(c)
-            continue
-        if not isinstance(t, Var):  # an expression in the head: as written
-            out.append(c)
-            continue
-        for k in consts:
-            out.append(_fix_var(c, t.name, k))
+        j, consts = hit  # (every rule of a fixed relation has one head, a variable at j)
+        out.extend(_fix_var(c, c.heads[0].args[j].name, k) for k in consts)
     return out
 
 
 def _read_from_inputs(program: Program, clauses: list[Clause], name: str, j: int) -> bool:
-    """In every rule of `name`, the variable in head column j is an argument of a positive
+    """Every rule of `name` has one head with a variable in column j, an argument of a positive
     input atom in each alternative of the body."""
     rules = [c for c in clauses if any(h.rel == name for h in c.heads)]
     if not rules:
