@@ -44,15 +44,18 @@ def unescape_symbol(s: str) -> str:
 class FactSet:
     """Rows for each schema relation, in insertion order, checked against the schema once.
 
-    `add` only appends (an extractor adds millions of rows); `seal`, which an extractor calls
-    when it is done, checks every row's arity and column types at once. A row added twice is a
-    set element once: the engines read relations as sets, and writing and counting drop the
-    later copies (hashing every row as it is added would cost the extractor a third of its time).
+    `add` only appends (an extractor adds millions of rows) and `seal` says no more will come.
+    The rows are checked where they leave: an engine checks what it is given against the
+    program's declarations (`schema.dl`, written from the same schema) as it formats it, and
+    `unique` checks a relation before it is written or counted. A row added twice is a set
+    element once: the engines read relations as sets, and writing and counting drop the later
+    copies (hashing every row as it is added would cost the extractor a third of its time).
     """
 
     def __init__(self) -> None:
         self.rows: dict[str, list[tuple[str | int, ...]]] = {r.name: [] for r in SCHEMA}
         self._sealed = False
+        self._checked: set[str] = set()
         self._types = {r.name: tuple(int if t == "number" else str for _, t in r.columns)
                        for r in SCHEMA}
         for kind, classes, _ in EFFECT_KINDS:  # the effect vocabulary the rules join on
@@ -60,34 +63,37 @@ class FactSet:
                 self.add("effect_class", kind, cls)
 
     def add(self, relation: str, *row: str | int) -> None:
-        """Add one row; `seal` checks it."""
+        """Add one row (checked where it leaves)."""
         if self._sealed:
             raise ValueError(f"a row added to {relation} after the fact set was sealed")
         self.rows[relation].append(row)
 
     def appender(self, relation: str) -> Callable[[tuple[str | int, ...]], None]:
-        """`add` for an extractor's hot loop: appends one row given as a tuple (`seal` checks
-        it), without a call of its own per row."""
+        """`add` for an extractor's hot loop: appends one row given as a tuple, without a call
+        of its own per row."""
         if self._sealed:
             raise ValueError(f"rows added to {relation} after the fact set was sealed")
         return self.rows[relation].append
 
     def seal(self) -> None:
-        """No more rows will be added: a wrong arity or column type is a bug, raised here."""
-        if self._sealed:
-            return
-        for name, rows in self.rows.items():
-            want = self._types[name]
-            # column by column in C; a row off the schema makes one of these sets differ
-            if rows and (set(map(len, rows)) != {len(want)} or any(
-                    set(map(type, map(itemgetter(i), rows))) != {t}
-                    for i, t in enumerate(want))):
-                _reject(name, next(r for r in rows if tuple(map(type, r)) != want))
+        """No more rows will be added."""
         self._sealed = True
 
+    def check(self, relation: str) -> None:
+        """A row off the relation's columns (wrong arity or type) is a bug, raised here."""
+        if relation in self._checked:
+            return
+        rows, want = self.rows[relation], self._types[relation]
+        # column by column in C; a row off the schema makes one of these sets differ
+        if rows and (set(map(len, rows)) != {len(want)} or any(
+                set(map(type, map(itemgetter(i), rows))) != {t} for i, t in enumerate(want))):
+            _reject(relation, next(r for r in rows if tuple(map(type, r)) != want))
+        self._checked.add(relation)
+
     def unique(self, relation: str) -> list[tuple[str | int, ...]]:
-        """The relation's rows, each once, in the order first added."""
+        """The relation's rows, checked, each once, in the order first added."""
         self.seal()
+        self.check(relation)
         return list(dict.fromkeys(self.rows[relation]))
 
     def count(self) -> int:

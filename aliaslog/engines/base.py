@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 
-from extractor.diagnostics import LocatedError
+from extractor.diagnostics import LocatedError, Span
 
 Value = object  # int | str | tuple (record) | None (nil record)
 Row = tuple
@@ -14,6 +16,26 @@ class EngineError(LocatedError):
     """A Datalog program, its facts or an engine run failed; located when the place is known."""
 
     kind = "engine error"
+
+
+_PYTHON_TYPE = {"s": str, "i": int}
+
+
+def check_rows(name: str, kinds: Sequence[object], rows: Sequence[Row],
+               span: Span | None) -> None:
+    """In-memory rows of input relation `name` must have its arity and column types (symbols
+    str, numbers int; records are checked as they are formatted)."""
+    if not rows:
+        return
+    if set(map(len, rows)) != {len(kinds)}:
+        bad = next(r for r in rows if len(r) != len(kinds))
+        raise EngineError(f"in-memory facts of `{name}`: a row of {len(bad)} columns, the "
+                          f"relation has {len(kinds)}: {bad!r}", span)
+    for i, k in enumerate(kinds):
+        want = _PYTHON_TYPE.get(k)  # type: ignore[call-overload]
+        if want is not None and set(map(type, map(itemgetter(i), rows))) != {want}:
+            raise EngineError(f"in-memory facts of `{name}`: column {i + 1} must hold "
+                              f"{'symbols' if k == 's' else 'numbers'}", span)
 
 
 @dataclass

@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-from aliaslog.engines.base import EngineError, Row, SolveResult, sort_rows
+from aliaslog.engines.base import EngineError, Row, SolveResult, check_rows, sort_rows
 from aliaslog.engines.dialect import Program, load_program
 from aliaslog.engines.embedded.facts import input_path
 from aliaslog.engines.publish import publish_dir
@@ -197,17 +197,29 @@ def _publish(out_dir: Path, fill) -> None:
 
 
 def _write_fact_files(program: Program, facts: Facts, dir_: Path) -> None:
-    """In-memory facts as the TSV files Soufflé reads (symbols stored as fact files hold them)."""
+    """In-memory facts as the TSV files Soufflé reads (symbols stored as fact files hold them),
+    each row checked against its relation's declaration (see embedded `rows_text`)."""
     for name, rel in program.relations.items():
         rows = facts.get(name, ())
+        symbols = bool(rel.kinds) and all(k == "s" for k in rel.kinds)
+        if rows and rel.inputs and (not symbols or set(map(len, rows)) != {len(rel.kinds)}):
+            check_rows(name, rel.kinds, rows, rel.span)
         for io in rel.inputs:
             path = input_path(io, rel, dir_)
             if rel.kinds and all(k in ("s", "i") for k in rel.kinds) and io.delimiter == "\t" \
                     and not io.headers:
-                # one C-level format per row; a symbol holding a tab, line break or
-                # backslash changes the counts, and then every cell is encoded
-                form = "\t".join("%s" if k == "s" else "%d" for k in rel.kinds)
-                text = "\n".join([form % r for r in rows])
+                # one C-level join (symbols; it fails on anything else) or format per row; a
+                # symbol holding a tab, line break or backslash changes the counts, and then
+                # every cell is encoded
+                try:
+                    if symbols:
+                        text = "\n".join(map("\t".join, rows))
+                    else:
+                        form = "\t".join("%s" if k == "s" else "%d" for k in rel.kinds)
+                        text = "\n".join([form % r for r in rows])
+                except TypeError:
+                    check_rows(name, rel.kinds, rows, rel.span)
+                    raise
                 if text.count("\t") == (len(rel.kinds) - 1) * len(rows) and \
                         text.count("\n") == max(len(rows) - 1, 0) and "\\" not in text \
                         and "\r" not in text:

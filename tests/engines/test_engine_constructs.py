@@ -269,11 +269,45 @@ other(x, n) :- e(x, k, n), k != "a".
     assert results[0]["rows"] == [(4,)]
 
 
-def test_in_memory_facts_of_the_wrong_type_are_refused(tmp_path: Path) -> None:
-    prog, _fdir = _write(tmp_path, ".decl e(x: number)\n.input e\n.decl o(x: number)\n.output o\n"
-                         "o(x) :- e(x).\n", {})
-    with pytest.raises(EngineError, match="column 1 must hold numbers"):
-        solve(prog, facts={"e": [("1",)]}, engine="embedded")
+_ROWS_PROGRAM = """.decl e(x: number)
+.input e
+.decl s(x: symbol, y: symbol)
+.input s
+.decl o(x: number)
+.output o
+o(x) :- e(x).
+.decl p(x: symbol)
+.output p
+p(x) :- s(x, y).
+.decl q(x: symbol)
+.output q
+q(x) :- s(x, "k").
+"""
+
+
+@pytest.mark.parametrize("engine", ["embedded"] + (["souffle"] if HAVE_SOUFFLE else []))
+@pytest.mark.parametrize(("facts", "message"), [
+    ({"e": [("1",)]}, "`e`: column 1 must hold numbers"),
+    ({"e": [(1,), (True,)]}, "`e`: column 1 must hold numbers"),
+    ({"s": [("a", "b"), ("c", 2)]}, "`s`: column 2 must hold symbols"),
+    ({"s": [(3, "k")]}, "`s`: column 1 must hold symbols"),
+    # one row too long and one too short: the text has as many separators as it should
+    ({"s": [("a", "b", "c"), ("d",)]}, "`s`: a row of 3 columns, the relation has 2"),
+    ({"e": [(1, 2)]}, "`e`: a row of 2 columns, the relation has 1"),
+])
+def test_in_memory_facts_off_their_declaration_are_refused(
+        tmp_path: Path, engine: str, facts: dict, message: str) -> None:
+    prog, _fdir = _write(tmp_path, _ROWS_PROGRAM, {})
+    with pytest.raises(EngineError, match=message):
+        solve(prog, facts=facts, engine=engine)
+
+
+def test_rows_no_rule_can_read_are_checked_too(tmp_path: Path) -> None:
+    """`q` reads s only where y = "k" and `p` only column 1: the rest is checked all the same."""
+    prog, _fdir = _write(tmp_path, _ROWS_PROGRAM.replace("p(x) :- s(x, y).\n", ""), {})
+    for rows in ([("a", "k"), ("b", 7)], [("a", "k"), (7, "j")]):
+        with pytest.raises(EngineError, match="must hold symbols"):
+            solve(prog, facts={"s": rows}, engine="embedded")
 
 
 def test_number_cells_read_as_souffle_reads_them(tmp_path: Path) -> None:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from operator import itemgetter
 from pathlib import Path
 
-from aliaslog.engines.base import EngineError, RecordKind, Row
+from aliaslog.engines.base import EngineError, RecordKind, Row, check_rows
 from aliaslog.engines.dialect.program import IO, Program, Relation
 from aliaslog.engines.embedded.relevance import InputShape
 from aliaslog.engines.embedded.translate import clingo_name, quote
@@ -61,18 +60,22 @@ def facts_text(program: Program, facts_dir: Path, shapes: dict[str, InputShape]
 def rows_text(program: Program, facts: Mapping[str, Sequence[Row]],
               shapes: dict[str, InputShape]) -> Iterator[str]:
     """In-memory rows of the shaped input relations as clingo facts, one text chunk per
-    relation (see solve's `facts`), made as they are asked for."""
+    relation (see solve's `facts`), made as they are asked for.
+
+    Every row is checked against the relation's declaration: the cells of a relation of
+    symbols read whole as they are formatted (joining symbols fails on anything else), any
+    other relation beforehand.
+    """
     for name in sorted(shapes):
         rows = facts.get(name, ())
         if not rows:
             continue
         rel = program.relations[name]
-        for i, k in enumerate(rel.kinds):
-            want = {"s": str, "i": int}.get(k)  # type: ignore[call-overload]
-            if want is not None and set(map(type, map(itemgetter(i), rows))) != {want}:
-                raise EngineError(f"in-memory facts of `{name}`: column {i + 1} must hold "
-                                  f"{'symbols' if k == 's' else 'numbers'}", rel.span)
-        text = _format(program, rel, shapes[name], rows, encode=True)
+        shape = shapes[name]
+        symbols = shape.is_whole(len(rel.kinds)) and all(k == "s" for k in rel.kinds)
+        if not symbols or set(map(len, rows)) != {len(rel.kinds)}:
+            check_rows(name, rel.kinds, rows, rel.span)
+        text = _format(program, rel, shape, rows, encode=True)
         if text:
             yield text
 
@@ -89,14 +92,22 @@ def _format(program: Program, rel: Relation, shape: InputShape, rows: Sequence[R
         return ""
     if not kinds:
         return cname + "."
-    if all(k in ("s", "i") for k in kinds):
-        # one C-level format per row; any quote, escape or line break inside a symbol
-        # changes the counts below, and such rows take the cell-by-cell path
+    if all(k == "s" for k in kinds):
+        # one C-level join per row, which fails on a cell that is not a symbol; any quote,
+        # escape or line break inside a symbol changes the counts below, and such rows take
+        # the cell-by-cell path (the caller checked the rows' arity)
+        try:
+            text = cname + '("' + ('").\n' + cname + '("').join(map('","'.join, rows)) + '").'
+        except TypeError:
+            check_rows(rel.name, kinds, rows, rel.span)
+            raise
+        if _clean(text, len(rows), 2 * len(kinds) * len(rows)):
+            return text
+    elif all(k in ("s", "i") for k in kinds):
+        # one C-level format per row (the caller checked the rows' types)
         form = cname + "(" + ",".join('"%s"' if k == "s" else "%d" for k in kinds) + ")."
         text = "\n".join([form % r for r in rows])
-        quotes = 2 * sum(k == "s" for k in kinds) * len(rows)
-        if text.count('"') == quotes and text.count("\n") == len(rows) - 1 \
-                and not any(c in text for c in "\\\t\r\0"):
+        if _clean(text, len(rows), 2 * sum(k == "s" for k in kinds) * len(rows)):
             return text
     recs = program.records
     return "\n".join(
@@ -104,6 +115,12 @@ def _format(program: Program, rel: Relation, shape: InputShape, rows: Sequence[R
                                            recs)
                                for v, k in zip(row, kinds, strict=True)) + ")."
         for row in rows)
+
+
+def _clean(text: str, n_rows: int, quotes: int) -> bool:
+    """No symbol of these n_rows facts holds a quote, an escape or a line break."""
+    return text.count('"') == quotes and text.count("\n") == n_rows - 1 \
+        and not any(c in text for c in "\\\t\r\0")
 
 
 def _relation_facts(program: Program, rel: Relation, io: IO, path: Path) -> str:
