@@ -396,47 +396,57 @@ class Module:  # its results by module while the module lives)
 
 def children(e: Expr) -> tuple[Expr, ...]:
     """Direct sub-expressions in evaluation order (match clause bodies included)."""
-    if isinstance(e, Tuple):
-        return e.fields
-    if isinstance(e, TupleGetItem):
-        return (e.tuple_value,)
-    if isinstance(e, Call):
-        attr_exprs = tuple(v for _, v in e.attrs.items_ if isinstance(v, Expr))
-        return (e.op, *e.args, *attr_exprs)
-    if isinstance(e, Let):
-        return (e.var, e.value, e.body)
-    if isinstance(e, If):
-        return (e.cond, e.true_branch, e.false_branch)
-    if isinstance(e, Function):
-        return (*e.params, e.body)
-    if isinstance(e, RefCreate):
-        return (e.value,)
-    if isinstance(e, RefRead):
-        return (e.ref,)
-    if isinstance(e, RefWrite):
-        return (e.ref, e.value)
-    if isinstance(e, Match):
-        return (e.data, *(c.rhs for c in e.clauses))
-    return ()
+    f = _CHILDREN.get(type(e))
+    return f(e) if f is not None else ()
+
+
+def _call_children(e: Call) -> tuple[Expr, ...]:
+    if not e.attrs.items_:
+        return (e.op, *e.args)
+    return (e.op, *e.args, *(v for _, v in e.attrs.items_ if isinstance(v, Expr)))
+
+
+_CHILDREN: dict[type, Callable[[Any], tuple[Expr, ...]]] = {
+    Tuple: lambda e: e.fields,
+    TupleGetItem: lambda e: (e.tuple_value,),
+    Call: _call_children,
+    Let: lambda e: (e.var, e.value, e.body),
+    If: lambda e: (e.cond, e.true_branch, e.false_branch),
+    Function: lambda e: (*e.params, e.body),
+    RefCreate: lambda e: (e.value,),
+    RefRead: lambda e: (e.ref,),
+    RefWrite: lambda e: (e.ref, e.value),
+    Match: lambda e: (e.data, *(c.rhs for c in e.clauses)),
+}
+_DONE = object()  # on post_order's stack: the node on top of `open_` has all its children out
 
 
 def post_order(root: Expr) -> list[Expr]:
     """Every distinct node reachable from root, children before parents, without recursion."""
     out: list[Expr] = []
     seen: set[int] = set()
-    stack: list[tuple[Expr, bool]] = [(root, False)]
+    stack: list[object] = [root]
+    open_: list[Expr] = []
+    push, pop, mark = stack.append, stack.pop, seen.add
+    get = _CHILDREN.get
     while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            out.append(node)
+        node = pop()
+        if node is _DONE:
+            out.append(open_.pop())
             continue
-        if id(node) in seen:
+        key = id(node)
+        if key in seen:
             continue
-        seen.add(id(node))
-        stack.append((node, True))
-        for c in reversed(children(node)):
+        mark(key)
+        f = get(type(node))
+        if f is None:  # a leaf
+            out.append(node)  # type: ignore[arg-type]
+            continue
+        open_.append(node)  # type: ignore[arg-type]
+        push(_DONE)
+        for c in reversed(f(node)):
             if id(c) not in seen:
-                stack.append((c, False))
+                push(c)
     return out
 
 

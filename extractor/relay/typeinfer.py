@@ -764,107 +764,131 @@ class _Infer:
         """Copy the roots with every annotation filled; map new node ids to final types."""
         new: dict[int, Expr] = {}
         final: dict[int, Type] = {}
-        zonked: dict[int, Type] = {}
-
-        def ztype(key: int) -> Type:
-            z = zonked.get(key)
-            if z is None:
-                z = zonked[key] = self.zonk_final(self.types[key])
-            return z
+        types, zonk_final, var_type = self.types, self.zonk_final, self.var_type
 
         def new_var(v: Var) -> Var:
             nv = new.get(id(v))
             if nv is None:
                 nv = v
-                if v.type_annotation is None or _incomplete(v.type_annotation):
-                    vt = self.zonk_final(self.var_type(v))
-                    if v.type_annotation is None or vt != v.type_annotation:
-                        nv = Var(v.name_hint, vt, span=v.span, virtual_device=v.virtual_device)
+                vt = zonk_final(var_type(v))
+                if v.type_annotation is None or (_incomplete(v.type_annotation)
+                                                 and vt != v.type_annotation):
+                    nv = Var(v.name_hint, vt, span=v.span, virtual_device=v.virtual_device)
                 new[id(v)] = nv
-                final[id(nv)] = self.zonk_final(self.var_type(v))
+                final[id(nv)] = vt
             return nv
 
-        def pat(p: Pattern) -> Pattern:
-            return _rebuild_pattern(p, new_var)
-
+        rebuild = _Rebuild(new, new_var, self.fn_ret_final).by_type()
         try:
             out = []
             for root in roots:
                 for n in post_order(root):
-                    if id(n) in new:
+                    key = id(n)
+                    if key in new:
                         continue
-                    if isinstance(n, Var):
-                        new_var(n)
+                    cls = type(n)
+                    if cls is Var:
+                        new_var(n)  # type: ignore[arg-type]
                         continue
-                    nn = self.rebuild_node(n, new, pat)
-                    new[id(n)] = nn
-                    if id(n) in self.types:
-                        final[id(nn)] = ztype(id(n))
+                    f = rebuild.get(cls)
+                    nn = f(n) if f is not None else n
+                    new[key] = nn
+                    t = types.get(key)
+                    if t is not None:
+                        final[id(nn)] = zonk_final(t)
                 out.append(new[id(root)])
         except RecursionError:
             raise RelayTypeError("type inference gave up: a type or pattern is nested too "
                                  "deeply", self.cur_span) from None
         return out, final
 
-    def rebuild_node(self, n: Expr, new: dict[int, Expr],
-                     pat: Callable[[Pattern], Pattern]) -> Expr:
-        """n rebuilt over its already-rebuilt children (n itself when nothing changed)."""
-        def g(c: Expr) -> Expr:
-            return new.get(id(c), c)
+    def fn_ret_final(self, fn: Function) -> Type:
+        return self.zonk_final(self.fn_ret(fn))
 
-        if isinstance(n, Tuple):
-            fs = tuple(g(f) for f in n.fields)
-            return n if _same(fs, n.fields) else Tuple(fs, span=n.span)
-        if isinstance(n, TupleGetItem):
-            tv = g(n.tuple_value)
-            return n if tv is n.tuple_value else TupleGetItem(tv, n.index, span=n.span)
-        if isinstance(n, Call):
-            op, args = g(n.op), tuple(g(a) for a in n.args)
-            if op is n.op and _same(args, n.args):
-                return n
-            return Call(op, args, n.attrs, n.type_args, span=n.span)
-        if isinstance(n, Let):
-            v, val, body = g(n.var), g(n.value), g(n.body)
-            if v is n.var and val is n.value and body is n.body:
-                return n
-            return Let(v, val, body, span=n.span)  # type: ignore[arg-type]
-        if isinstance(n, If):
-            c, a, b = g(n.cond), g(n.true_branch), g(n.false_branch)
-            if c is n.cond and a is n.true_branch and b is n.false_branch:
-                return n
-            return If(c, a, b, span=n.span)
-        if isinstance(n, Function):
-            ps = tuple(g(p) for p in n.params)
-            body = g(n.body)
-            ret = n.ret_type
-            if ret is None or _incomplete(ret):
-                ret = self.zonk_final(self.fn_ret(n))
-            if _same(ps, n.params) and body is n.body and ret == n.ret_type:
-                return n
-            return Function(ps, body, ret, n.type_params, n.attrs,  # type: ignore[arg-type]
-                            span=n.span, virtual_device=n.virtual_device)
-        if isinstance(n, RefCreate):
-            v = g(n.value)
-            return n if v is n.value else RefCreate(v, span=n.span)
-        if isinstance(n, RefRead):
-            r = g(n.ref)
-            return n if r is n.ref else RefRead(r, span=n.span)
-        if isinstance(n, RefWrite):
-            r, v = g(n.ref), g(n.value)
-            return n if r is n.ref and v is n.value else RefWrite(r, v, span=n.span)
-        if isinstance(n, Match):
-            d = g(n.data)
-            clauses = []
-            changed = d is not n.data
-            for c in n.clauses:
-                lhs, rhs = pat(c.lhs), g(c.rhs)
-                if lhs is c.lhs and rhs is c.rhs:
-                    clauses.append(c)
-                else:
-                    changed = True
-                    clauses.append(Clause(lhs, rhs, span=c.span))
-            return Match(d, tuple(clauses), n.complete, span=n.span) if changed else n
-        return n
+
+class _Rebuild:
+    """Each expression node over its already-rebuilt children (itself when nothing changed)."""
+
+    def __init__(self, new: dict[int, Expr], new_var: Callable[[Var], Var],
+                 fn_ret: Callable[[Function], Type]) -> None:
+        self.get = new.get
+        self.new_var = new_var
+        self.fn_ret = fn_ret
+
+    def by_type(self) -> dict[type, Callable]:
+        """The rebuilder of each node class (a table the caller holds: on self, a cycle)."""
+        return {Tuple: self.tuple, TupleGetItem: self.proj, Call: self.call, Let: self.let,
+                If: self.if_, Function: self.function, RefCreate: self.ref_create,
+                RefRead: self.ref_read, RefWrite: self.ref_write, Match: self.match}
+
+    def g(self, c: Expr) -> Expr:
+        return self.get(id(c), c)
+
+    def tuple(self, n: Tuple) -> Expr:
+        fs = tuple(map(self.g, n.fields))
+        return n if _same(fs, n.fields) else Tuple(fs, span=n.span)
+
+    def proj(self, n: TupleGetItem) -> Expr:
+        tv = self.get(id(n.tuple_value), n.tuple_value)
+        return n if tv is n.tuple_value else TupleGetItem(tv, n.index, span=n.span)
+
+    def call(self, n: Call) -> Expr:
+        get = self.get
+        op = get(id(n.op), n.op)
+        args = tuple([get(id(a), a) for a in n.args])
+        if op is n.op and _same(args, n.args):
+            return n
+        return Call(op, args, n.attrs, n.type_args, span=n.span)
+
+    def let(self, n: Let) -> Expr:
+        get = self.get
+        v, val, body = get(id(n.var), n.var), get(id(n.value), n.value), get(id(n.body), n.body)
+        if v is n.var and val is n.value and body is n.body:
+            return n
+        return Let(v, val, body, span=n.span)  # type: ignore[arg-type]
+
+    def if_(self, n: If) -> Expr:
+        g = self.g
+        c, a, b = g(n.cond), g(n.true_branch), g(n.false_branch)
+        if c is n.cond and a is n.true_branch and b is n.false_branch:
+            return n
+        return If(c, a, b, span=n.span)
+
+    def function(self, n: Function) -> Expr:
+        ps = tuple(map(self.g, n.params))
+        body = self.g(n.body)
+        ret = n.ret_type
+        if ret is None or _incomplete(ret):
+            ret = self.fn_ret(n)
+        if _same(ps, n.params) and body is n.body and ret == n.ret_type:
+            return n
+        return Function(ps, body, ret, n.type_params, n.attrs,  # type: ignore[arg-type]
+                        span=n.span, virtual_device=n.virtual_device)
+
+    def ref_create(self, n: RefCreate) -> Expr:
+        v = self.g(n.value)
+        return n if v is n.value else RefCreate(v, span=n.span)
+
+    def ref_read(self, n: RefRead) -> Expr:
+        r = self.g(n.ref)
+        return n if r is n.ref else RefRead(r, span=n.span)
+
+    def ref_write(self, n: RefWrite) -> Expr:
+        r, v = self.g(n.ref), self.g(n.value)
+        return n if r is n.ref and v is n.value else RefWrite(r, v, span=n.span)
+
+    def match(self, n: Match) -> Expr:
+        d = self.g(n.data)
+        clauses = []
+        changed = d is not n.data
+        for c in n.clauses:
+            lhs, rhs = _rebuild_pattern(c.lhs, self.new_var), self.g(c.rhs)
+            if lhs is c.lhs and rhs is c.rhs:
+                clauses.append(c)
+            else:
+                changed = True
+                clauses.append(Clause(lhs, rhs, span=c.span))
+        return Match(d, tuple(clauses), n.complete, span=n.span) if changed else n
 
 
 # ----------------------------------------------------------------------------------- helpers
