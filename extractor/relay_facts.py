@@ -7,7 +7,9 @@ so the same program always gives byte-identical fact files.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from .diagnostics import gc_paused
 from .effect_table import ExtractError, load_effect_table
@@ -63,6 +65,7 @@ class _Extractor:
             add("call_op")
         self.add_proj, self.add_tuple_field = add("proj"), add("tuple_field")
         self.ids = IdMap()
+        self.node_ids = self.ids.node_id  # (the hottest lookup: one attribute, not two)
         self.n_pat = 0
         self.n_block = 0
         self.ops_used: set[str] = set()
@@ -72,11 +75,10 @@ class _Extractor:
 
     # ----------------------------------------------------------------------------- ids
     def nid(self, node: object) -> str:
-        key = id(node)
-        got = self.ids.node_id.get(key)
+        got = self.node_ids.get(id(node))
         if got is None:
-            got = f"n{len(self.ids.node_id)}"
-            self.ids.node_id[key] = got
+            got = f"n{len(self.node_ids)}"
+            self.node_ids[id(node)] = got
             self.ids.nodes[got] = node
         return got
 
@@ -152,98 +154,113 @@ class _Extractor:
     # -------------------------------------------------------------------- expressions
     def expr(self, e: A.Expr, func: str, owner: str) -> list[tuple[A.Expr, str, str]]:
         """Facts for node e; returns the children to visit with their function and owner."""
-        f = self.f
         n = self.nid(e)
         self.add_segment((n, owner))
         todo: list[tuple[A.Expr, str, str]] = []
-
-        def child(c: A.Expr) -> str:
-            cid = self.nid(c)
-            self.add_evaluates((n, cid))
-            if isinstance(c, A.Var):
-                self.add_var_ref((n, cid))
-            todo.append((c, func, owner))
-            return cid
-
-        kind = type(e).__name__
-        if isinstance(e, A.Var):  # a use: its node fact names the function that binds it
+        cls = type(e)
+        if cls is A.Var:  # a use: its node fact names the function that binds it
             self.free_uses.setdefault(n, func)
             return todo
-        if isinstance(e, A.GlobalVar):
+        if cls is A.GlobalVar:
             self.add_node((n, "global", func))
-            f.add("global_ref", n, self.nid(self.mod.functions[e.name_hint]))
+            target = self.mod.functions[e.name_hint]  # type: ignore[attr-defined]
+            self.f.add("global_ref", n, self.nid(target))
             return todo
-        self.loc(e, n)
-        if isinstance(e, A.Op):
-            self.add_node((n, "op", func))
-        elif isinstance(e, A.Constructor):
-            self.add_node((n, "ctor", func))
-        elif isinstance(e, A.Constant):
-            self.add_node((n, "const", func))
-        elif isinstance(e, A.Tuple):
-            self.add_node((n, "tuple", func))
-            for i, a in enumerate(e.fields):
-                self.add_tuple_field((n, i, child(a)))
-        elif isinstance(e, A.TupleGetItem):
-            self.add_node((n, "proj", func))
-            self.add_proj((n, child(e.tuple_value), e.index))
-        elif isinstance(e, A.Call):
-            self.add_node((n, "call", func))
-            callee = child(e.op)
-            self.add_call((n, callee))
-            args = [child(a) for a in e.args]
-            for i, a in enumerate(args):
-                self.add_call_arg((n, i, a))
-            if isinstance(e.op, A.Op):
-                self.ops_used.add(e.op.name)
-                self.add_call_op((n, e.op.name))
-            elif isinstance(e.op, A.Constructor):
-                f.add("ctor_call", n, e.op.name_hint)
-                for i, a in enumerate(args):
-                    self.add_tuple_field((n, i, a))
-        elif isinstance(e, A.Let):
-            self.let_chain(e, func, owner, todo)
-        elif isinstance(e, A.If):
-            self.add_node((n, "if", func))
-            c = child(e.cond)
-            f.add("if_cond", n, c)
-            self.add_copy((n, child(e.true_branch)))
-            self.add_copy((n, child(e.false_branch)))
-        elif isinstance(e, A.Function):
-            self.add_node((n, "fn", func))
-            f.add("fn_literal", n)
-            self.functions.append(e)
-            f.add("func", n, self.nid(e.body))
-            self.ids.func_name.setdefault(n, "fn")
-            for i, p in enumerate(e.params):
-                pid = self.nid(p)
-                f.add("param", n, i, pid)
-                self.binder(pid, n)
-                self.loc(p, pid)
-            if isinstance(e.body, A.Var):
-                self.add_var_ref((n, self.nid(e.body)))
-            todo.append((e.body, n, n))  # the body runs when called, in its own segment
-        elif isinstance(e, A.RefCreate):
-            self.add_node((n, "ref", func))
-            f.add("ref_create", n, child(e.value))
-        elif isinstance(e, A.RefRead):
-            self.add_node((n, "ref_read", func))
-            f.add("ref_read", n, child(e.ref))
-        elif isinstance(e, A.RefWrite):
-            self.add_node((n, "ref_write", func))
-            r = child(e.ref)
-            f.add("ref_write", n, r, child(e.value))
-        elif isinstance(e, A.Match):
-            self.add_node((n, "match", func))
-            f.add("match_data", n, child(e.data))
-            for k, clause in enumerate(e.clauses):
-                p = self.pattern(clause.lhs, func)
-                rhs = child(clause.rhs)
-                f.add("match_clause", n, k, p, rhs)
-                self.add_copy((n, rhs))
-        else:
-            raise ExtractError(f"cannot extract facts for a {kind} node", getattr(e, "span", None))
+        span = getattr(e, "span", None)
+        if span is not None:
+            self.add_node_loc((n, span.line, span.col))
+        leaf = _LEAF_KIND.get(cls)
+        if leaf is not None:
+            self.add_node((n, leaf, func))
+            return todo
+        handler = _EXPR.get(cls)
+        if handler is None:
+            raise ExtractError(f"cannot extract facts for a {cls.__name__} node", span)
+        handler(self, e, n, func, owner, todo)
         return todo
+
+    def child(self, n: str, c: A.Expr, func: str, owner: str,
+              todo: list[tuple[A.Expr, str, str]]) -> str:
+        """Child c of node n: evaluated by it, visited later; its id."""
+        cid = self.nid(c)
+        self.add_evaluates((n, cid))
+        if type(c) is A.Var:
+            self.add_var_ref((n, cid))
+        todo.append((c, func, owner))
+        return cid
+
+    def tuple_(self, e: A.Tuple, n: str, func: str, owner: str, todo: list) -> None:
+        self.add_node((n, "tuple", func))
+        for i, a in enumerate(e.fields):
+            self.add_tuple_field((n, i, self.child(n, a, func, owner, todo)))
+
+    def proj(self, e: A.TupleGetItem, n: str, func: str, owner: str, todo: list) -> None:
+        self.add_node((n, "proj", func))
+        self.add_proj((n, self.child(n, e.tuple_value, func, owner, todo), e.index))
+
+    def call(self, e: A.Call, n: str, func: str, owner: str, todo: list) -> None:
+        self.add_node((n, "call", func))
+        child = self.child
+        self.add_call((n, child(n, e.op, func, owner, todo)))
+        args = [child(n, a, func, owner, todo) for a in e.args]
+        add_arg = self.add_call_arg
+        for i, a in enumerate(args):
+            add_arg((n, i, a))
+        op = e.op
+        if type(op) is A.Op:
+            self.ops_used.add(op.name)
+            self.add_call_op((n, op.name))
+        elif type(op) is A.Constructor:
+            self.f.add("ctor_call", n, op.name_hint)
+            for i, a in enumerate(args):
+                self.add_tuple_field((n, i, a))
+
+    def if_(self, e: A.If, n: str, func: str, owner: str, todo: list) -> None:
+        self.add_node((n, "if", func))
+        self.f.add("if_cond", n, self.child(n, e.cond, func, owner, todo))
+        self.add_copy((n, self.child(n, e.true_branch, func, owner, todo)))
+        self.add_copy((n, self.child(n, e.false_branch, func, owner, todo)))
+
+    def fn_literal(self, e: A.Function, n: str, func: str, owner: str, todo: list) -> None:
+        f = self.f
+        self.add_node((n, "fn", func))
+        f.add("fn_literal", n)
+        self.functions.append(e)
+        f.add("func", n, self.nid(e.body))
+        self.ids.func_name.setdefault(n, "fn")
+        for i, p in enumerate(e.params):
+            pid = self.nid(p)
+            f.add("param", n, i, pid)
+            self.binder(pid, n)
+            self.loc(p, pid)
+        if isinstance(e.body, A.Var):
+            self.add_var_ref((n, self.nid(e.body)))
+        todo.append((e.body, n, n))  # the body runs when called, in its own segment
+
+    def ref_create(self, e: A.RefCreate, n: str, func: str, owner: str, todo: list) -> None:
+        self.add_node((n, "ref", func))
+        self.f.add("ref_create", n, self.child(n, e.value, func, owner, todo))
+
+    def ref_read(self, e: A.RefRead, n: str, func: str, owner: str, todo: list) -> None:
+        self.add_node((n, "ref_read", func))
+        self.f.add("ref_read", n, self.child(n, e.ref, func, owner, todo))
+
+    def ref_write(self, e: A.RefWrite, n: str, func: str, owner: str, todo: list) -> None:
+        self.add_node((n, "ref_write", func))
+        r = self.child(n, e.ref, func, owner, todo)
+        self.f.add("ref_write", n, r, self.child(n, e.value, func, owner, todo))
+
+    def match(self, e: A.Match, n: str, func: str, owner: str, todo: list) -> None:
+        self.add_node((n, "match", func))
+        self.f.add("match_data", n, self.child(n, e.data, func, owner, todo))
+        for k, clause in enumerate(e.clauses):
+            p = self.pattern(clause.lhs, func)
+            rhs = self.child(n, clause.rhs, func, owner, todo)
+            self.f.add("match_clause", n, k, p, rhs)
+            self.add_copy((n, rhs))
+
+    def let(self, e: A.Let, n: str, func: str, owner: str, todo: list) -> None:
+        self.let_chain(e, func, owner, todo)
 
     def let_chain(
         self, e: A.Let, func: str, owner: str, todo: list[tuple[A.Expr, str, str]]
@@ -252,28 +269,37 @@ class _Extractor:
         blk = f"k{self.n_block}"
         self.n_block += 1
         lets, body = A.let_chain(e)
+        nid, loc = self.nid, self.loc
+        add_segment, add_node, add_copy = self.add_segment, self.add_node, self.add_copy
+        add_evaluates, add_var_ref = self.add_evaluates, self.add_var_ref
+        add_let_bind, add_block_pos = self.add_let_bind, self.add_block_pos
+        bound = self.bound
         for pos, let in enumerate(lets):
-            n = self.nid(let)
+            n = nid(let)
             if let is not e:
-                self.add_segment((n, owner))
-            self.loc(let, n)
-            self.add_node((n, "let", func))
+                add_segment((n, owner))
+            loc(let, n)
+            add_node((n, "let", func))
             b = self.bid(let)
-            v = self.nid(let.var)
-            self.binder(v, func)
-            self.loc(let.var, v)
-            value = self.nid(let.value)
-            nxt = self.nid(let.body)
-            self.add_let_bind((b, n, v, value, nxt))
-            self.add_block_pos((b, blk, pos))
-            self.add_copy((v, value))
-            self.add_copy((n, nxt))
-            self.add_evaluates((n, value))
-            self.add_evaluates((n, nxt))
-            for c in (let.value, let.body):
-                if isinstance(c, A.Var):
-                    self.add_var_ref((n, self.nid(c)))
-            todo.append((let.value, func, b))
+            var = let.var
+            v = nid(var)
+            add_node((v, "var", func))  # the binder of v
+            bound.add(v)
+            loc(var, v)
+            val, nxt_e = let.value, let.body
+            value = nid(val)
+            nxt = nid(nxt_e)
+            add_let_bind((b, n, v, value, nxt))
+            add_block_pos((b, blk, pos))
+            add_copy((v, value))
+            add_copy((n, nxt))
+            add_evaluates((n, value))
+            add_evaluates((n, nxt))
+            if type(val) is A.Var:
+                add_var_ref((n, value))
+            if type(nxt_e) is A.Var:
+                add_var_ref((n, nxt))
+            todo.append((val, func, b))
         todo.append((body, func, owner))
 
     def straight_line_facts(self, fn: A.Function) -> None:
@@ -318,6 +344,33 @@ def extract_relay(
     return _Extractor(mod, entry, op_effects or load_op_effects()).run()
 
 
+_LEAF_KIND: dict[type, str] = {A.Op: "op", A.Constructor: "ctor", A.Constant: "const"}
+_EXPR: dict[type, Callable[..., None]] = {
+    A.Tuple: _Extractor.tuple_, A.TupleGetItem: _Extractor.proj, A.Call: _Extractor.call,
+    A.Let: _Extractor.let, A.If: _Extractor.if_, A.Function: _Extractor.fn_literal,
+    A.RefCreate: _Extractor.ref_create, A.RefRead: _Extractor.ref_read,
+    A.RefWrite: _Extractor.ref_write, A.Match: _Extractor.match,
+}
+
+
+def _schedule_let(e: A.Let) -> list[tuple[str, A.Expr]]:
+    lets, body = A.let_chain(e)
+    return [("eval", let.value) for let in lets] + [("eval", body)]
+
+
+_SCHEDULE: dict[type, Callable[[Any], list[tuple[str, A.Expr]]]] = {
+    A.Let: _schedule_let,
+    A.Call: lambda e: [("eval", a) for a in e.args] + [("eval", e.op), ("event", e)],
+    A.Tuple: lambda e: [("eval", f) for f in e.fields],
+    A.TupleGetItem: lambda e: [("eval", e.tuple_value)],
+    A.RefCreate: lambda e: [("eval", e.value)],
+    A.RefRead: lambda e: [("eval", e.ref), ("event", e)],
+    A.RefWrite: lambda e: [("eval", e.ref), ("eval", e.value), ("event", e)],
+    A.If: lambda e: [("eval", e.cond), ("branches", e)],
+    A.Match: lambda e: [("eval", e.data), ("branches", e)],
+}
+
+
 class FlowWalk:
     """Replays one function body in evaluation order (TVM's interpreter order) without recursion."""
 
@@ -354,26 +407,9 @@ class FlowWalk:
         self.finish()
 
     def schedule(self, e: A.Expr) -> list[tuple[str, A.Expr]]:
-        """What evaluating e does, in order."""
-        if isinstance(e, A.Let):
-            lets, body = A.let_chain(e)
-            return [("eval", let.value) for let in lets] + [("eval", body)]
-        if isinstance(e, A.Tuple):
-            return [("eval", f) for f in e.fields]
-        if isinstance(e, A.TupleGetItem):
-            return [("eval", e.tuple_value)]
-        if isinstance(e, A.RefCreate):
-            return [("eval", e.value)]
-        if isinstance(e, A.RefRead):
-            return [("eval", e.ref), ("event", e)]
-        if isinstance(e, A.RefWrite):
-            return [("eval", e.ref), ("eval", e.value), ("event", e)]
-        if isinstance(e, A.Call):
-            return [("eval", a) for a in e.args] + [("eval", e.op), ("event", e)]
-        if isinstance(e, (A.If, A.Match)):
-            head = e.cond if isinstance(e, A.If) else e.data
-            return [("eval", head), ("branches", e)]
-        return []  # variables, constants, globals, ops, constructors, function literals
+        """What evaluating e does, in order (evaluating a value does nothing tracked here)."""
+        f = _SCHEDULE.get(type(e))
+        return f(e) if f is not None else []
 
     def event(self, e: A.Expr) -> None:
         if isinstance(e, A.RefRead):
