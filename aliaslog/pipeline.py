@@ -17,7 +17,9 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from itertools import chain
+from operator import itemgetter
 from pathlib import Path
+from typing import NamedTuple
 
 from extractor.diagnostics import gc_paused
 from extractor.facts import FactSet, unescape_symbol
@@ -35,9 +37,9 @@ REASONS = {
 VERDICT_RELATIONS = frozenset({"keep_reason", "kept", "removable", "metric", "results_of"})
 
 
-@dataclass(frozen=True)
-class Reason:
-    """Why a binding is kept: a reason from keep.dl and the node that witnesses it."""
+class Reason(NamedTuple):
+    """Why a binding is kept: a reason from keep.dl and the node that witnesses it (a tuple:
+    one is made for each of the hundreds of thousands of keep_reason rows)."""
 
     reason: str
     witness: str  # node id
@@ -115,16 +117,21 @@ def read(relations: dict[str, list[tuple]], engine: str, seconds: float, facts: 
         raise EngineError(f"the {engine} engine's results are not of this run's facts (they do "
                           "not echo its token: output of another program, or of another run)")
     rels = unescape_relations(relations)
-    bindings = {str(r[0]) for r in facts.rows["let_bind"]}
-    kept = {b for (b,) in rels["kept"]}
-    removable = {b for (b,) in rels["removable"]}
+    first = itemgetter(0)
+    bindings = set(map(first, facts.rows["let_bind"]))
+    kept = set(map(first, rels["kept"]))
+    removable = set(map(first, rels["removable"]))
     _check_verdicts(engine, bindings, kept, removable)
-    nodes = {str(r[0]) for r in facts.rows["node"]}
+    nodes = set(map(first, facts.rows["node"]))
     nodes.add("$opaque")
     out = Verdicts(rels, engine, seconds, kept, removable)
     reasons = out.reasons
-    for row in rels["keep_reason"]:
-        reasons.setdefault(row[0], []).append(Reason(row[1], row[2]))
+    for b, reason, witness in rels["keep_reason"]:
+        got = reasons.get(b)
+        if got is None:
+            reasons[b] = [Reason(reason, witness)]
+        else:
+            got.append(Reason(reason, witness))
     # (a binding in a dead function may have a reason and still be removable: it is never
     # retained; the checks are set differences so that they stay cheap on large outputs)
     if not reasons.keys() <= bindings or not {w for _, _, w in rels["keep_reason"]} <= nodes:
