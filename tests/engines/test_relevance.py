@@ -79,3 +79,80 @@ def test_inputs_read_at_the_specialised_constants_lose_the_other_rows(tmp_path: 
 def test_soufflé_agrees_on_the_rewritten_program(tmp_path: Path) -> None:
     got = solve(_program(tmp_path), facts=ROWS, engine="souffle", output_relations=set(WANT))
     assert got.relations == WANT
+
+
+# `held(n)` is only ever read next to `ref(n, _)` or `top(n)`: it is derived only at the nodes
+# those hold, so `owner(n, s)` (read nowhere else) is loaded only at them. `inner` reaches
+# `held` through its own rule, which the join still covers.
+SEMIJOIN = """
+.decl owner(n: symbol, s: symbol)
+.input owner
+.decl ref(n: symbol, v: symbol)
+.input ref
+.decl top(n: symbol)
+.input top
+.decl live(s: symbol)
+.input live
+.decl held(n: symbol)
+held(n) :- live(s), owner(n, s).
+held(n) :- inner(n), top(n).
+.decl inner(n: symbol)
+inner(n) :- held(m), ref(m, n).
+.decl uses(v: symbol)
+.output uses
+uses(v) :- held(n), ref(n, v).
+.decl tops(n: symbol)
+.output tops
+tops(n) :- held(n), top(n).
+"""
+SEMIJOIN_ROWS = {"owner": [("a", "s"), ("b", "s"), ("c", "s"), ("t", "t"), ("z", "s")],
+                 "ref": [("a", "x"), ("b", "t"), ("x", "y")], "top": [("t",)],
+                 "live": [("s",), ("t",)]}
+SEMIJOIN_WANT = {"uses": [("t",), ("x",)], "tops": [("t",)]}
+
+
+def _semijoin(tmp_path: Path, text: str = SEMIJOIN) -> Path:
+    path = tmp_path / "s.dl"
+    path.write_text(text)
+    return path
+
+
+def test_an_input_feeding_only_joined_rows_is_loaded_only_at_the_join(tmp_path: Path) -> None:
+    program = load_program(_semijoin(tmp_path))
+    _, inputs = relevant(program, list(program.clauses), set(SEMIJOIN_WANT))
+    shape = inputs["owner"]
+    assert shape.joins == ((0, (("ref", 0), ("top", 0))),)
+    assert shape.semijoin(SEMIJOIN_ROWS["owner"], SEMIJOIN_ROWS) == [
+        ("a", "s"), ("b", "s"), ("t", "t")]  # c and z hold no ref and are not top
+    got = solve(_semijoin(tmp_path), facts=SEMIJOIN_ROWS, engine="embedded",
+                output_relations=set(SEMIJOIN_WANT))
+    assert got.relations == SEMIJOIN_WANT
+
+
+@pytest.mark.parametrize("change", [
+    ("tops(n) :- held(n), top(n).", "tops(n) :- live(n), !held(n)."),  # read under negation
+    ("tops(n) :- held(n), top(n).", "tops(n) :- n = \"t\", c = count : { held(_) }, c > 0."),
+    ("tops(n) :- held(n), top(n).", "tops(n) :- held(n)."),  # read without a join
+    (".decl uses(v: symbol)", ".decl seen(n: symbol)\nseen(n) :- owner(n, _).\n"
+                              ".decl uses(v: symbol)"),  # owner read twice
+])
+def test_no_join_filter_where_a_dropped_row_could_be_read(tmp_path: Path, change) -> None:
+    text = SEMIJOIN.replace(*change)
+    program = load_program(_semijoin(tmp_path, text))
+    wanted = {"uses", "tops"} | ({"seen"} if "seen(" in text else set())
+    _, inputs = relevant(program, list(program.clauses), wanted)
+    assert inputs["owner"].joins == ()
+
+
+def test_a_requested_relation_is_never_cut_to_its_joins(tmp_path: Path) -> None:
+    program = load_program(_semijoin(tmp_path, SEMIJOIN.replace(
+        ".decl held(n: symbol)", ".decl held(n: symbol)\n.output held")))
+    _, inputs = relevant(program, list(program.clauses), set(SEMIJOIN_WANT) | {"held"})
+    assert inputs["owner"].joins == ()
+
+
+@pytest.mark.skipif(shutil.which("souffle") is None, reason="souffle is not on PATH")
+def test_soufflé_agrees_on_the_join_filtered_program(tmp_path: Path) -> None:
+    got = solve(_semijoin(tmp_path), facts=SEMIJOIN_ROWS, engine="souffle",
+                output_relations=set(SEMIJOIN_WANT))
+    assert got.relations == SEMIJOIN_WANT

@@ -72,9 +72,12 @@ def rows_text(program: Program, facts: Mapping[str, Sequence[Row]],
             continue
         rel = program.relations[name]
         shape = shapes[name]
-        symbols = shape.is_whole(len(rel.kinds)) and all(k == "s" for k in rel.kinds)
+        symbols = shape.is_whole(len(rel.kinds)) and not shape.joins \
+            and all(k == "s" for k in rel.kinds)
         if not symbols or set(map(len, rows)) != {len(rel.kinds)}:
             check_rows(name, rel.kinds, rows, rel.span)
+        if shape.joins:
+            rows = shape.semijoin(rows, facts)
         text = _format(program, rel, shape, rows, encode=True)
         if text:
             yield text

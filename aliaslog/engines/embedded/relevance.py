@@ -13,12 +13,18 @@ its rows):
   fixed): `binding_kind(b, k)` is only ever asked for `"ref_read"` and `"ref_write"`, so only
   those nodes are read, and the input filter below then drops every other `node` row;
 - an input relation is loaded with the columns its uses read, and, where every use names a
-  constant in some column, only the rows holding one of those constants (`InputShape`).
+  constant in some column, only the rows holding one of those constants (`InputShape`);
+- a derived, unrequested relation D every use of which joins column j with an input relation
+  is derived only at the values those inputs hold: where a rule of D takes column j from an
+  input relation nothing else reads, only that input's rows holding such a value are loaded
+  (`retained(n)` is only ever read next to `var_ref(n, _)`, `let_bind(_, n, ..)` or
+  `fn_literal(n)`, so `segment(n, s)` rows of any other node are not loaded). The rows it
+  drops can only derive rows of D no rule reads, so loading them all gives the same result.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 
@@ -47,9 +53,21 @@ class InputShape:
 
     columns: tuple[int, ...]  # kept, in order
     filters: tuple[tuple[int, frozenset], ...] = ()  # (column, the constants it may hold)
+    # (column, the (input relation, column) pairs whose values it may hold): in memory only
+    joins: tuple[tuple[int, tuple[tuple[str, int], ...]], ...] = ()
 
     def is_whole(self, arity: int) -> bool:
         return not self.filters and self.columns == tuple(range(arity))
+
+    def semijoin(self, rows: Sequence[Row], facts: Mapping[str, Sequence[Row]]
+                 ) -> Sequence[Row]:
+        """rows without those whose `joins` columns hold a value none of the sources hold."""
+        for j, sources in self.joins:
+            values: set = set()
+            for rel, m in sources:
+                values.update(map(itemgetter(m), facts.get(rel, ())))
+            rows = [r for r in rows if r[j] in values]
+        return rows
 
     def apply(self, rows: Sequence[Row]) -> list[Row] | Sequence[Row]:
         for j, allowed in self.filters:
@@ -68,12 +86,14 @@ def relevant(program: Program, clauses: list[Clause], wanted: set[str]
     kept = _specialized(program, _needed(clauses, wanted), wanted)
     used = {a.rel for c in kept for a in _body_atoms(c)}
     filters = _input_filters(program, kept, wanted)
+    joins = _semijoins(program, kept, wanted)
     keep_cols = _used_columns(program, kept, wanted)
     inputs = {}
     for name, rel in program.relations.items():
         if rel.inputs and (name in used or name in wanted):
             cols = tuple(keep_cols.get(name, range(len(rel.kinds))))
-            inputs[name] = InputShape(cols, tuple(sorted(filters.get(name, {}).items())))
+            inputs[name] = InputShape(cols, tuple(sorted(filters.get(name, {}).items())),
+                                      tuple(sorted(joins.get(name, {}).items())))
     if keep_cols:
         kept = [_project(c, keep_cols) for c in kept]
     return _unfold_copies(program, kept, wanted), inputs
@@ -301,6 +321,69 @@ def _input_filters(program: Program, clauses: list[Clause], wanted: set[str]
                     isinstance(v, str) and any(ch in v for ch in "\\\t\n\r") for v in values):
                 out.setdefault(name, {})[j] = frozenset(values)
     return out
+
+
+def _semijoins(program: Program, clauses: list[Clause], wanted: set[str]
+               ) -> dict[str, dict[int, tuple[tuple[str, int], ...]]]:
+    """Input columns that need only hold values some other inputs hold (see the module
+    docstring): input -> column -> the (input, column) pairs whose values it may hold."""
+    def is_input(name: str) -> bool:
+        rel = program.relations[name]
+        return bool(rel.inputs) and not rel.eqrel and name not in wanted
+
+    plain: dict[str, list[tuple[Atom, list]]] = {}  # relation -> (positive atom, its conj)
+    for c in clauses:
+        for conj in c.body or ():
+            for lit in conj:
+                if isinstance(lit, Atom):
+                    plain.setdefault(lit.rel, []).append((lit, conj))
+    readers = _readers(clauses)
+    out: dict[str, dict[int, tuple[tuple[str, int], ...]]] = {}
+    for name, atoms in readers.items():
+        rel = program.relations[name]
+        uses = plain.get(name, [])
+        if name in wanted or rel.inputs or rel.eqrel or rel.printsize or len(uses) != len(atoms):
+            continue  # (a use under negation or in an aggregate reads D's rows as a whole)
+        rules = [c for c in clauses if any(h.rel == name for h in c.heads)]
+        if any(len(c.heads) != 1 or c.body is None for c in rules):
+            continue
+        for j in range(len(rel.kinds)):
+            sources = _guards(uses, j, is_input, name)
+            if sources is None:
+                continue
+            for c in rules:
+                x = c.heads[0].args[j]
+                if not isinstance(x, Var):
+                    continue
+                for conj in c.body:  # type: ignore[union-attr]
+                    for lit in conj:
+                        if isinstance(lit, Atom) and is_input(lit.rel) \
+                                and len(readers[lit.rel]) == 1:
+                            cols = [k for k, t in enumerate(lit.args)
+                                    if isinstance(t, Var) and t.name == x.name]
+                            if cols:
+                                out.setdefault(lit.rel, {})[cols[0]] = sources
+                                break
+    return out
+
+
+def _guards(uses: list[tuple[Atom, list]], j: int, is_input, name: str
+            ) -> tuple[tuple[str, int], ...] | None:
+    """Where every use of a relation has a variable in column j that a positive input atom of
+    the same conjunction also holds: one such (input, column) per use; else None."""
+    sources: set[tuple[str, int]] = set()
+    for a, conj in uses:
+        x = a.args[j]
+        if not isinstance(x, Var):
+            return None
+        found = next(((lit.rel, k) for lit in conj
+                      if isinstance(lit, Atom) and lit.rel != name and is_input(lit.rel)
+                      for k, t in enumerate(lit.args)
+                      if isinstance(t, Var) and t.name == x.name), None)
+        if found is None:
+            return None
+        sources.add(found)
+    return tuple(sorted(sources))
 
 
 def _project(c: Clause, keep: dict[str, list[int]]) -> Clause:
