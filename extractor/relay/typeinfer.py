@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from itertools import chain
 from weakref import WeakKeyDictionary, ref
 
 import numpy as np
@@ -110,7 +111,7 @@ def infer_types(mod: Module) -> Typed:
 def _infer_module(mod: Module) -> Typed:
     inf = _Infer(mod)
     inf.run([fn for fn in mod.functions.values()])
-    rebuilt, types = inf.rebuild(list(mod.functions.values()))
+    rebuilt, types = inf.rebuild(list(mod.functions.values()), walked=True)
     fns = {name: rebuilt[i] for i, name in enumerate(mod.functions)}
     out = Module(fns, mod.type_defs, mod.source_name)  # type: ignore[arg-type]
     return Typed(out, types)
@@ -182,6 +183,7 @@ class _Infer:
     def __init__(self, mod: Module) -> None:
         self.mod = mod
         self.types: dict[int, Type] = {}  # id(node) -> raw type (may contain holes)
+        self.order: list[Expr] = []  # every node the walk typed, children before parents
         self.spans: dict[int, Span | None] = {}  # id(node) -> own span or nearest enclosing
         self.var_types: dict[int, Type] = {}
         self.var_nodes: dict[int, Var] = {}
@@ -452,6 +454,7 @@ class _Infer:
             elif kind == _EXIT:
                 self.cur_span = sp
                 types[id(node)] = self.exit(node)  # type: ignore[arg-type]
+                self.order.append(node)  # type: ignore[arg-type]
                 self.drain()
             elif kind == _BIND:
                 assert isinstance(node, Let)
@@ -466,6 +469,7 @@ class _Infer:
                 t = self.use(lets[-1].body)
                 for let in lets:
                     types[id(let)] = t
+                self.order.extend(reversed(lets))  # each let's body before the let
             elif kind == _PRESEED:
                 # a let-bound function literal: its var gets the literal's signature before the
                 # body is typed, so recursive calls are checked against the parameters
@@ -485,14 +489,18 @@ class _Infer:
         types = self.types
         if isinstance(e, Var):
             types[id(e)] = self.var_type(e)
+            self.order.append(e)
         elif isinstance(e, GlobalVar):  # in value position: instantiate a polymorphic global
             g = self.global_type(e)
             types[id(e)] = self.instantiate(g) if g.type_params else g
+            self.order.append(e)
         elif isinstance(e, Constant):
             types[id(e)] = TensorType(tuple(int(d) for d in e.data.shape),
                                       _dtype_name(e.data.dtype))
+            self.order.append(e)
         elif isinstance(e, Constructor):  # in value position: a fresh instance
             types[id(e)] = self.instantiate(self.ctor_scheme(e, e))
+            self.order.append(e)
         elif isinstance(e, Op):
             raise self.error(f"operator {e.name} is used as a value; operators can only be "
                              "called", e)
@@ -517,6 +525,7 @@ class _Infer:
             for p in e.params:
                 types[id(p)] = self.var_type(p)
                 self.spans.setdefault(id(p), p.span if p.span is not None else sp)
+                self.order.append(p)
             stack.append((_EXIT, e, sp))
             stack.append((_VISIT, e.body, sp))
         elif isinstance(e, Call):
@@ -524,6 +533,7 @@ class _Infer:
             kids = children(e)
             if isinstance(e.op, Op | Constructor | GlobalVar):
                 self.spans.setdefault(id(e.op), sp)
+                self.order.append(e.op)  # a callee the call's exit types
                 kids = kids[1:]
             for c in reversed(kids):
                 stack.append((_VISIT, c, sp))
@@ -666,6 +676,7 @@ class _Infer:
                 if isinstance(p, PatternVar):
                     vt = self.var_type(p.var)
                     self.types[id(p.var)] = vt
+                    self.order.append(p.var)  # before the clause bodies that use it
                     self.spans.setdefault(id(p.var), p.var.span or p.span or self.cur_span)
                     self.expect(vt, t, f"pattern %{p.var.name_hint}", _at(p, c, m))
                 elif isinstance(p, PatternConstructor):
@@ -760,8 +771,10 @@ class _Infer:
 
     # ----------------------------------------------------------------------------- rebuild
 
-    def rebuild(self, roots: list[Expr]) -> tuple[list[Expr], dict[int, Type]]:
-        """Copy the roots with every annotation filled; map new node ids to final types."""
+    def rebuild(self, roots: list[Expr], walked: bool = False
+                ) -> tuple[list[Expr], dict[int, Type]]:
+        """Copy the roots with every annotation filled; map new node ids to final types.
+        `walked`: the roots are exactly what `run` walked, whose order then serves."""
         new: dict[int, Expr] = {}
         final: dict[int, Type] = {}
         types, zonk_final, var_type = self.types, self.zonk_final, self.var_type
@@ -780,23 +793,22 @@ class _Infer:
 
         rebuild = _Rebuild(new, new_var, self.fn_ret_final).by_type()
         try:
-            out = []
-            for root in roots:
-                for n in post_order(root):
-                    key = id(n)
-                    if key in new:
-                        continue
-                    cls = type(n)
-                    if cls is Var:
-                        new_var(n)  # type: ignore[arg-type]
-                        continue
-                    f = rebuild.get(cls)
-                    nn = f(n) if f is not None else n
-                    new[key] = nn
-                    t = types.get(key)
-                    if t is not None:
-                        final[id(nn)] = zonk_final(t)
-                out.append(new[id(root)])
+            nodes = self.order if walked else chain.from_iterable(map(post_order, roots))
+            for n in nodes:
+                key = id(n)
+                if key in new:
+                    continue
+                cls = type(n)
+                if cls is Var:
+                    new_var(n)  # type: ignore[arg-type]
+                    continue
+                f = rebuild.get(cls)
+                nn = f(n) if f is not None else n
+                new[key] = nn
+                t = types.get(key)
+                if t is not None:
+                    final[id(nn)] = zonk_final(t)
+            out = [new[id(root)] for root in roots]
         except RecursionError:
             raise RelayTypeError("type inference gave up: a type or pattern is nested too "
                                  "deeply", self.cur_span) from None
