@@ -33,8 +33,9 @@ STRING_TESTS = {"match", "contains", "not_match", "not_contains"}
 
 
 def clingo_name(rel: str) -> str:
-    """Injective map of a Soufflé relation name (letters, digits, `_ ? .`) to a clingo name."""
-    return "r_" + rel.replace("_", "__").replace(".", "_d").replace("?", "_q")
+    """Injective map of a Soufflé relation name (letters, digits, `_ ? .`) to a clingo name;
+    `/` (never in a Soufflé name) marks the engine's own relations (see projection.py)."""
+    return "r_" + rel.replace("_", "__").replace(".", "_d").replace("?", "_q").replace("/", "_s")
 
 
 def quote(s: str) -> str:
