@@ -199,7 +199,7 @@ class _Infer:
 
     def find(self, t: Type) -> Type:
         """The representative of t: follows bound holes, compressing the path."""
-        if not isinstance(t, _Hole) or t.ref is None:
+        if type(t) is not _Hole or t.ref is None:  # (no class derives from _Hole)
             return t
         path = []
         while isinstance(t, _Hole) and t.ref is not None:
@@ -307,8 +307,9 @@ class _Infer:
 
     def zonk_final(self, t: Type) -> Type:
         """zonk after solving: each solved term is rebuilt once, however often it is shared."""
-        t = self.find(t)
-        if isinstance(t, TensorType):
+        if type(t) is _Hole:
+            t = self.find(t)
+        if type(t) is TensorType:  # (the common case; no class derives from TensorType)
             return t
         memo = self.zonk_memo
         hit = memo.get(id(t))
@@ -777,6 +778,7 @@ class _Infer:
         `walked`: the roots are exactly what `run` walked, whose order then serves."""
         new: dict[int, Expr] = {}
         final: dict[int, Type] = {}
+        zonked: dict[int, Type] = {}
         types, zonk_final, var_type = self.types, self.zonk_final, self.var_type
 
         def new_var(v: Var) -> Var:
@@ -807,7 +809,10 @@ class _Infer:
                 new[key] = nn
                 t = types.get(key)
                 if t is not None:
-                    final[id(nn)] = zonk_final(t)
+                    z = zonked.get(id(t))  # (types hold the raw terms: their ids stay theirs)
+                    if z is None:
+                        z = zonked[id(t)] = zonk_final(t)
+                    final[id(nn)] = z
             out = [new[id(root)] for root in roots]
         except RecursionError:
             raise RelayTypeError("type inference gave up: a type or pattern is nested too "
