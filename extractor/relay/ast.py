@@ -7,12 +7,36 @@ constructors compare by value. Nothing mutates a node after construction: passes
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Union
 
 import numpy as np
 
 from ..diagnostics import Span
+
+
+def _slot_init(cls: type) -> type:
+    """A frozen slotted dataclass whose __init__ stores each field through its slot's own
+    setter: passes build nodes and types by the hundred thousand, and dataclasses' frozen
+    __init__ (one `object.__setattr__` call a field) costs twice as much. Still frozen."""
+    params, body = [], []
+    env: dict[str, object] = {}
+    for f in fields(cls):
+        if f.default_factory is not MISSING:
+            raise TypeError(f"{cls.__name__}.{f.name}: a default factory needs dataclasses' init")
+        if f.default is MISSING:
+            params.append(f.name)
+        else:
+            env[f"_default_{f.name}"] = f.default
+            params.append(f"{f.name}=_default_{f.name}")
+        env[f"_set_{f.name}"] = getattr(cls, f.name).__set__
+        body.append(f"    _set_{f.name}(self, {f.name})")
+    exec(f"def __init__(self, {', '.join(params)}):\n" + "\n".join(body), env)
+    init = env["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"  # type: ignore[attr-defined]
+    cls.__init__ = init  # type: ignore[misc]
+    return cls
+
 
 # --------------------------------------------------------------------------------------- types
 
@@ -27,6 +51,7 @@ class Type:
         return type_str(self)
 
 
+@_slot_init
 @dataclass(frozen=True, slots=True)
 class TensorType(Type):
     """`Tensor[(d0, d1), dtype]`; a rank-0 tensor prints as the bare dtype; `None` is `?`."""
@@ -35,6 +60,7 @@ class TensorType(Type):
     dtype: str
 
 
+@_slot_init
 @dataclass(frozen=True, slots=True)
 class TupleType(Type):
     """`(T1, T2)`; `()` is unit."""
@@ -42,6 +68,7 @@ class TupleType(Type):
     fields: tuple[Type, ...]
 
 
+@_slot_init
 @dataclass(frozen=True, slots=True)
 class FuncType(Type):
     """`fn [A](T1, T2) -> R`."""
@@ -51,6 +78,7 @@ class FuncType(Type):
     type_params: tuple[TypeVar, ...] = ()
 
 
+@_slot_init
 @dataclass(frozen=True, slots=True)
 class RefType(Type):
     """`ref(T)`: a mutable cell holding a T."""
@@ -157,6 +185,7 @@ def _span() -> Any:
     return field(default=None, compare=False, repr=False)
 
 
+@_slot_init
 @dataclass(frozen=True, eq=False, slots=True)
 class Var(Expr):
     """A local variable; its identity is the binding (name_hint need not be unique).
@@ -197,6 +226,7 @@ class Constructor(Expr):
     span: Span | None = _span()
 
 
+@_slot_init
 @dataclass(frozen=True, eq=False, slots=True)
 class Constant(Expr):
     """A tensor constant; scalars print as literals (`1f`, `42i64`, `True`). `origin` is the
@@ -207,6 +237,7 @@ class Constant(Expr):
     origin: MetaRef | None = field(default=None, repr=False)
 
 
+@_slot_init
 @dataclass(frozen=True, eq=False, slots=True)
 class Tuple(Expr):
     """`(a, b)`; `()` is the unit value."""
@@ -215,6 +246,7 @@ class Tuple(Expr):
     span: Span | None = _span()
 
 
+@_slot_init
 @dataclass(frozen=True, eq=False, slots=True)
 class TupleGetItem(Expr):
     """`e.N`."""
@@ -224,6 +256,7 @@ class TupleGetItem(Expr):
     span: Span | None = _span()
 
 
+@_slot_init
 @dataclass(frozen=True, eq=False, slots=True)
 class Call(Expr):
     """`op(args, attrs)`; op is an Op, GlobalVar, Constructor or any function-valued expr."""
@@ -235,6 +268,7 @@ class Call(Expr):
     span: Span | None = _span()
 
 
+@_slot_init
 @dataclass(frozen=True, eq=False, slots=True)
 class Let(Expr):
     """`let %var = value; body`."""
@@ -245,6 +279,7 @@ class Let(Expr):
     span: Span | None = _span()
 
 
+@_slot_init
 @dataclass(frozen=True, eq=False, slots=True)
 class If(Expr):
     """`if (cond) { a } else { b }` on a bool scalar tensor."""
@@ -255,6 +290,7 @@ class If(Expr):
     span: Span | None = _span()
 
 
+@_slot_init
 @dataclass(frozen=True, eq=False, slots=True)
 class Function(Expr):
     """`fn [T](%x: T, attrs) -> R { body }`; `virtual_device` is the first-class field v0.19's
@@ -269,6 +305,7 @@ class Function(Expr):
     virtual_device: MetaRef | None = field(default=None, repr=False)
 
 
+@_slot_init
 @dataclass(frozen=True, eq=False, slots=True)
 class RefCreate(Expr):
     """`ref(e)`: allocate a fresh mutable cell holding e."""
@@ -277,6 +314,7 @@ class RefCreate(Expr):
     span: Span | None = _span()
 
 
+@_slot_init
 @dataclass(frozen=True, eq=False, slots=True)
 class RefRead(Expr):
     """`ref_read(r)`."""
@@ -285,6 +323,7 @@ class RefRead(Expr):
     span: Span | None = _span()
 
 
+@_slot_init
 @dataclass(frozen=True, eq=False, slots=True)
 class RefWrite(Expr):
     """`ref_write(r, v)`; evaluates to `()`."""
@@ -307,6 +346,7 @@ class PatternWildcard(Pattern):
     span: Span | None = _span()
 
 
+@_slot_init
 @dataclass(frozen=True, eq=False, slots=True)
 class PatternVar(Pattern):
     """`%x` (optionally typed): binds the matched value."""
@@ -315,6 +355,7 @@ class PatternVar(Pattern):
     span: Span | None = _span()
 
 
+@_slot_init
 @dataclass(frozen=True, eq=False, slots=True)
 class PatternConstructor(Pattern):
     """`Cons(%h, _)`."""
@@ -324,6 +365,7 @@ class PatternConstructor(Pattern):
     span: Span | None = _span()
 
 
+@_slot_init
 @dataclass(frozen=True, eq=False, slots=True)
 class PatternTuple(Pattern):
     """`(%a, _)`."""
@@ -332,6 +374,7 @@ class PatternTuple(Pattern):
     span: Span | None = _span()
 
 
+@_slot_init
 @dataclass(frozen=True, eq=False, slots=True)
 class Clause:
     """`pattern => rhs`."""
@@ -341,6 +384,7 @@ class Clause:
     span: Span | None = _span()
 
 
+@_slot_init
 @dataclass(frozen=True, eq=False, slots=True)
 class Match(Expr):
     """`match (e) { clauses }`; `complete=False` is `match?`."""
