@@ -135,6 +135,7 @@ def test_an_input_feeding_only_joined_rows_is_loaded_only_at_the_join(tmp_path: 
     ("tops(n) :- held(n), top(n).", "tops(n) :- held(n)."),  # read without a join
     (".decl uses(v: symbol)", ".decl seen(n: symbol)\nseen(n) :- owner(n, _).\n"
                               ".decl uses(v: symbol)"),  # owner read twice
+    (".decl uses(v: symbol)", "top(n) :- ref(_, n).\n.decl uses(v: symbol)"),  # top derived too
 ])
 def test_no_join_filter_where_a_dropped_row_could_be_read(tmp_path: Path, change) -> None:
     text = SEMIJOIN.replace(*change)

@@ -327,9 +327,11 @@ def _semijoins(program: Program, clauses: list[Clause], wanted: set[str]
                ) -> dict[str, dict[int, tuple[tuple[str, int], ...]]]:
     """Input columns that need only hold values some other inputs hold (see the module
     docstring): input -> column -> the (input, column) pairs whose values it may hold."""
-    def is_input(name: str) -> bool:
+    derived = {h.rel for c in clauses for h in c.heads}
+
+    def is_input(name: str) -> bool:  # rows only from the facts (the join's values are theirs)
         rel = program.relations[name]
-        return bool(rel.inputs) and not rel.eqrel and name not in wanted
+        return bool(rel.inputs) and not rel.eqrel and name not in wanted and name not in derived
 
     plain: dict[str, list[tuple[Atom, list]]] = {}  # relation -> (positive atom, its conj)
     for c in clauses:
