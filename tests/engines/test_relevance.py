@@ -42,9 +42,9 @@ WANT = {"xs": [("a",)], "ys": [(2,)], "not_x": [("b",), ("c",), ("d",), ("e",)],
         "vy": [("b",), ("c",), ("e",)]}
 
 
-def _program(tmp_path: Path) -> Path:
+def _program(tmp_path: Path, text: str = PROGRAM) -> Path:
     path = tmp_path / "p.dl"
-    path.write_text(PROGRAM)
+    path.write_text(text)
     return path
 
 
@@ -111,20 +111,14 @@ SEMIJOIN_ROWS = {"owner": [("a", "s"), ("b", "s"), ("c", "s"), ("t", "t"), ("z",
 SEMIJOIN_WANT = {"uses": [("t",), ("x",)], "tops": [("t",)]}
 
 
-def _semijoin(tmp_path: Path, text: str = SEMIJOIN) -> Path:
-    path = tmp_path / "s.dl"
-    path.write_text(text)
-    return path
-
-
 def test_an_input_feeding_only_joined_rows_is_loaded_only_at_the_join(tmp_path: Path) -> None:
-    program = load_program(_semijoin(tmp_path))
+    program = load_program(_program(tmp_path, SEMIJOIN))
     _, inputs = relevant(program, list(program.clauses), set(SEMIJOIN_WANT))
     shape = inputs["owner"]
     assert shape.joins == ((0, (("ref", 0), ("top", 0))),)
     assert shape.semijoin(SEMIJOIN_ROWS["owner"], SEMIJOIN_ROWS) == [
         ("a", "s"), ("b", "s"), ("t", "t")]  # c and z hold no ref and are not top
-    got = solve(_semijoin(tmp_path), facts=SEMIJOIN_ROWS, engine="embedded",
+    got = solve(_program(tmp_path, SEMIJOIN), facts=SEMIJOIN_ROWS, engine="embedded",
                 output_relations=set(SEMIJOIN_WANT))
     assert got.relations == SEMIJOIN_WANT
 
@@ -139,14 +133,14 @@ def test_an_input_feeding_only_joined_rows_is_loaded_only_at_the_join(tmp_path: 
 ])
 def test_no_join_filter_where_a_dropped_row_could_be_read(tmp_path: Path, change) -> None:
     text = SEMIJOIN.replace(*change)
-    program = load_program(_semijoin(tmp_path, text))
+    program = load_program(_program(tmp_path, text))
     wanted = {"uses", "tops"} | ({"seen"} if "seen(" in text else set())
     _, inputs = relevant(program, list(program.clauses), wanted)
     assert inputs["owner"].joins == ()
 
 
 def test_a_requested_relation_is_never_cut_to_its_joins(tmp_path: Path) -> None:
-    program = load_program(_semijoin(tmp_path, SEMIJOIN.replace(
+    program = load_program(_program(tmp_path, SEMIJOIN.replace(
         ".decl held(n: symbol)", ".decl held(n: symbol)\n.output held")))
     _, inputs = relevant(program, list(program.clauses), set(SEMIJOIN_WANT) | {"held"})
     assert inputs["owner"].joins == ()
@@ -154,6 +148,6 @@ def test_a_requested_relation_is_never_cut_to_its_joins(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(shutil.which("souffle") is None, reason="souffle is not on PATH")
 def test_soufflé_agrees_on_the_join_filtered_program(tmp_path: Path) -> None:
-    got = solve(_semijoin(tmp_path), facts=SEMIJOIN_ROWS, engine="souffle",
+    got = solve(_program(tmp_path, SEMIJOIN), facts=SEMIJOIN_ROWS, engine="souffle",
                 output_relations=set(SEMIJOIN_WANT))
     assert got.relations == SEMIJOIN_WANT
