@@ -630,54 +630,80 @@ def with_children(e: Expr, visit: Callable[[Expr], Expr]) -> Expr:
     parameters, a clause's pattern variables included); e itself when none changed, so what
     is unchanged stays shared. Leaves are returned as they are; a Let is not handled here,
     since each pass walks a let chain iteratively itself."""
-    assert not isinstance(e, Let), "with_children: a let chain is walked by its pass"
-    if isinstance(e, Tuple):
-        fs = tuple(visit(f) for f in e.fields)
-        return e if _same(fs, e.fields) else Tuple(fs, span=e.span)
-    if isinstance(e, TupleGetItem):
-        t = visit(e.tuple_value)
-        return e if t is e.tuple_value else TupleGetItem(t, e.index, span=e.span)
-    if isinstance(e, Call):
-        op = visit(e.op)
-        args = tuple(visit(a) for a in e.args)
-        if op is e.op and _same(args, e.args):
-            return e
-        return Call(op, args, e.attrs, e.type_args, span=e.span)
-    if isinstance(e, If):
-        c, t, f = visit(e.cond), visit(e.true_branch), visit(e.false_branch)
-        if c is e.cond and t is e.true_branch and f is e.false_branch:
-            return e
-        return If(c, t, f, span=e.span)
-    if isinstance(e, Function):
-        ps = tuple(visit(p) for p in e.params)
-        b = visit(e.body)
-        if _same(ps, e.params) and b is e.body:
-            return e
-        return Function(ps, b, e.ret_type, e.type_params, e.attrs,  # type: ignore[arg-type]
-                        span=e.span, virtual_device=e.virtual_device)
-    if isinstance(e, RefCreate):
-        v = visit(e.value)
-        return e if v is e.value else RefCreate(v, span=e.span)
-    if isinstance(e, RefRead):
-        r = visit(e.ref)
-        return e if r is e.ref else RefRead(r, span=e.span)
-    if isinstance(e, RefWrite):
-        r, v = visit(e.ref), visit(e.value)
-        return e if r is e.ref and v is e.value else RefWrite(r, v, span=e.span)
-    if isinstance(e, Match):
-        d = visit(e.data)
-        clauses = []
-        changed = d is not e.data
-        for c in e.clauses:
-            lhs = _with_pattern_vars(c.lhs, visit)
-            rhs = visit(c.rhs)
-            if lhs is c.lhs and rhs is c.rhs:
-                clauses.append(c)
-            else:
-                changed = True
-                clauses.append(Clause(lhs, rhs, span=c.span))
-        return Match(d, tuple(clauses), e.complete, span=e.span) if changed else e
-    return e
+    assert type(e) is not Let, "with_children: a let chain is walked by its pass"
+    f = _WITH_CHILDREN.get(type(e))
+    return f(e, visit) if f is not None else e
+
+
+def _tuple_with(e: Tuple, visit: Callable[[Expr], Expr]) -> Expr:
+    fs = tuple(map(visit, e.fields))
+    return e if _same(fs, e.fields) else Tuple(fs, span=e.span)
+
+
+def _proj_with(e: TupleGetItem, visit: Callable[[Expr], Expr]) -> Expr:
+    t = visit(e.tuple_value)
+    return e if t is e.tuple_value else TupleGetItem(t, e.index, span=e.span)
+
+
+def _call_with(e: Call, visit: Callable[[Expr], Expr]) -> Expr:
+    op = visit(e.op)
+    args = tuple(map(visit, e.args))
+    if op is e.op and _same(args, e.args):
+        return e
+    return Call(op, args, e.attrs, e.type_args, span=e.span)
+
+
+def _if_with(e: If, visit: Callable[[Expr], Expr]) -> Expr:
+    c, t, f = visit(e.cond), visit(e.true_branch), visit(e.false_branch)
+    if c is e.cond and t is e.true_branch and f is e.false_branch:
+        return e
+    return If(c, t, f, span=e.span)
+
+
+def _function_with(e: Function, visit: Callable[[Expr], Expr]) -> Expr:
+    ps = tuple(map(visit, e.params))
+    b = visit(e.body)
+    if _same(ps, e.params) and b is e.body:
+        return e
+    return Function(ps, b, e.ret_type, e.type_params, e.attrs,  # type: ignore[arg-type]
+                    span=e.span, virtual_device=e.virtual_device)
+
+
+def _ref_create_with(e: RefCreate, visit: Callable[[Expr], Expr]) -> Expr:
+    v = visit(e.value)
+    return e if v is e.value else RefCreate(v, span=e.span)
+
+
+def _ref_read_with(e: RefRead, visit: Callable[[Expr], Expr]) -> Expr:
+    r = visit(e.ref)
+    return e if r is e.ref else RefRead(r, span=e.span)
+
+
+def _ref_write_with(e: RefWrite, visit: Callable[[Expr], Expr]) -> Expr:
+    r, v = visit(e.ref), visit(e.value)
+    return e if r is e.ref and v is e.value else RefWrite(r, v, span=e.span)
+
+
+def _match_with(e: Match, visit: Callable[[Expr], Expr]) -> Expr:
+    d = visit(e.data)
+    clauses = []
+    changed = d is not e.data
+    for c in e.clauses:
+        lhs = _with_pattern_vars(c.lhs, visit)
+        rhs = visit(c.rhs)
+        if lhs is c.lhs and rhs is c.rhs:
+            clauses.append(c)
+        else:
+            changed = True
+            clauses.append(Clause(lhs, rhs, span=c.span))
+    return Match(d, tuple(clauses), e.complete, span=e.span) if changed else e
+
+
+_WITH_CHILDREN: dict[type, Callable[[Any, Callable[[Expr], Expr]], Expr]] = {
+    Tuple: _tuple_with, TupleGetItem: _proj_with, Call: _call_with, If: _if_with,
+    Function: _function_with, RefCreate: _ref_create_with, RefRead: _ref_read_with,
+    RefWrite: _ref_write_with, Match: _match_with,
+}
 
 
 def _with_pattern_vars(p: Pattern, visit: Callable[[Expr], Expr]) -> Pattern:

@@ -58,6 +58,7 @@ from .ast import (
     let_chain,
     post_order,
     type_str,
+    with_children,
 )
 from .errors import RelayTypeError
 from .ops import ArgMismatch, Defer, OpAttrs, OpDef, RelError, Result, Same, lookup
@@ -824,7 +825,8 @@ class _Infer:
 
 
 class _Rebuild:
-    """Each expression node over its already-rebuilt children (itself when nothing changed)."""
+    """Each expression node over its already-rebuilt children (itself when nothing changed):
+    a let, and a function whose return type is filled in, here; the rest by `with_children`."""
 
     def __init__(self, new: dict[int, Expr], new_var: Callable[[Var], Var],
                  fn_ret: Callable[[Function], Type]) -> None:
@@ -834,28 +836,17 @@ class _Rebuild:
 
     def by_type(self) -> dict[type, Callable]:
         """The rebuilder of each node class (a table the caller holds: on self, a cycle)."""
-        return {Tuple: self.tuple, TupleGetItem: self.proj, Call: self.call, Let: self.let,
-                If: self.if_, Function: self.function, RefCreate: self.ref_create,
-                RefRead: self.ref_read, RefWrite: self.ref_write, Match: self.match}
+        visit = self.visit
+        table: dict[type, Callable] = {
+            cls: (lambda n: with_children(n, visit))
+            for cls in (Tuple, TupleGetItem, Call, If, RefCreate, RefRead, RefWrite, Match)}
+        table[Let] = self.let
+        table[Function] = self.function
+        return table
 
-    def g(self, c: Expr) -> Expr:
-        return self.get(id(c), c)
-
-    def tuple(self, n: Tuple) -> Expr:
-        fs = tuple(map(self.g, n.fields))
-        return n if _same(fs, n.fields) else Tuple(fs, span=n.span)
-
-    def proj(self, n: TupleGetItem) -> Expr:
-        tv = self.get(id(n.tuple_value), n.tuple_value)
-        return n if tv is n.tuple_value else TupleGetItem(tv, n.index, span=n.span)
-
-    def call(self, n: Call) -> Expr:
-        get = self.get
-        op = get(id(n.op), n.op)
-        args = tuple([get(id(a), a) for a in n.args])
-        if op is n.op and _same(args, n.args):
-            return n
-        return Call(op, args, n.attrs, n.type_args, span=n.span)
+    def visit(self, c: Expr) -> Expr:
+        """c rebuilt (a pattern's variable: annotated here, as it is met)."""
+        return self.new_var(c) if type(c) is Var else self.get(id(c), c)  # type: ignore[arg-type]
 
     def let(self, n: Let) -> Expr:
         get = self.get
@@ -864,16 +855,9 @@ class _Rebuild:
             return n
         return Let(v, val, body, span=n.span)  # type: ignore[arg-type]
 
-    def if_(self, n: If) -> Expr:
-        g = self.g
-        c, a, b = g(n.cond), g(n.true_branch), g(n.false_branch)
-        if c is n.cond and a is n.true_branch and b is n.false_branch:
-            return n
-        return If(c, a, b, span=n.span)
-
     def function(self, n: Function) -> Expr:
-        ps = tuple(map(self.g, n.params))
-        body = self.g(n.body)
+        ps = tuple(map(self.visit, n.params))
+        body = self.visit(n.body)
         ret = n.ret_type
         if ret is None or _incomplete(ret):
             ret = self.fn_ret(n)
@@ -882,48 +866,8 @@ class _Rebuild:
         return Function(ps, body, ret, n.type_params, n.attrs,  # type: ignore[arg-type]
                         span=n.span, virtual_device=n.virtual_device)
 
-    def ref_create(self, n: RefCreate) -> Expr:
-        v = self.g(n.value)
-        return n if v is n.value else RefCreate(v, span=n.span)
-
-    def ref_read(self, n: RefRead) -> Expr:
-        r = self.g(n.ref)
-        return n if r is n.ref else RefRead(r, span=n.span)
-
-    def ref_write(self, n: RefWrite) -> Expr:
-        r, v = self.g(n.ref), self.g(n.value)
-        return n if r is n.ref and v is n.value else RefWrite(r, v, span=n.span)
-
-    def match(self, n: Match) -> Expr:
-        d = self.g(n.data)
-        clauses = []
-        changed = d is not n.data
-        for c in n.clauses:
-            lhs, rhs = _rebuild_pattern(c.lhs, self.new_var), self.g(c.rhs)
-            if lhs is c.lhs and rhs is c.rhs:
-                clauses.append(c)
-            else:
-                changed = True
-                clauses.append(Clause(lhs, rhs, span=c.span))
-        return Match(d, tuple(clauses), n.complete, span=n.span) if changed else n
-
 
 # ----------------------------------------------------------------------------------- helpers
-
-
-def _rebuild_pattern(p: Pattern, new_var: Callable[[Var], Var]) -> Pattern:
-    """p over the rebuilt vars (a module function: a recursive closure is a reference cycle)."""
-    if isinstance(p, PatternVar):
-        nv = new_var(p.var)
-        return p if nv is p.var else PatternVar(nv, span=p.span)
-    if isinstance(p, PatternConstructor | PatternTuple):
-        ps = tuple(_rebuild_pattern(q, new_var) for q in p.patterns)
-        if all(a is b for a, b in zip(ps, p.patterns, strict=False)):
-            return p
-        if isinstance(p, PatternTuple):
-            return PatternTuple(ps, span=p.span)
-        return PatternConstructor(p.constructor, ps, span=p.span)
-    return p
 
 
 def _subterms(t: Type) -> Iterable[Type]:
