@@ -204,8 +204,9 @@ def _write_fact_files(program: Program, facts: Facts, dir_: Path) -> None:
     for name, rel in program.relations.items():
         rows = facts.get(name, ())
         symbols = bool(rel.kinds) and all(k == "s" for k in rel.kinds)
-        if rows and rel.inputs and (not symbols or set(map(len, rows)) != {len(rel.kinds)}):
-            check_rows(name, rel.kinds, rows, rel.span)
+        joined = symbols and all(io.delimiter == "\t" and not io.headers for io in rel.inputs)
+        if rows and rel.inputs and (not joined or set(map(len, rows)) != {len(rel.kinds)}):
+            check_rows(name, rel.kinds, rows, rel.span)  # (a join below checks the others)
         for io in rel.inputs:
             path = input_path(io, rel, dir_)
             if rel.kinds and all(k in ("s", "i") for k in rel.kinds) and io.delimiter == "\t" \

@@ -302,6 +302,15 @@ def test_in_memory_facts_off_their_declaration_are_refused(
         solve(prog, facts=facts, engine=engine)
 
 
+@pytest.mark.skipif(not HAVE_SOUFFLE, reason="souffle is not on PATH")
+def test_in_memory_symbols_for_a_headed_input_are_checked_too(tmp_path: Path) -> None:
+    """Written cell by cell for Soufflé (a header line): no join checks them on the way."""
+    prog, _fdir = _write(tmp_path, _ROWS_PROGRAM.replace(".input s", ".input s(headers=true)"),
+                         {})
+    with pytest.raises(EngineError, match="`s`: column 2 must hold symbols"):
+        solve(prog, facts={"s": [("a", 2)]}, engine="souffle")
+
+
 def test_rows_no_rule_can_read_are_checked_too(tmp_path: Path) -> None:
     """`q` reads s only where y = "k" and `p` only column 1: the rest is checked all the same."""
     prog, _fdir = _write(tmp_path, _ROWS_PROGRAM.replace("p(x) :- s(x, y).\n", ""), {})
