@@ -118,11 +118,11 @@ def read(relations: dict[str, list[tuple]], engine: str, seconds: float, facts: 
                           "not echo its token: output of another program, or of another run)")
     rels = unescape_relations(relations)
     first = itemgetter(0)
-    bindings = set(map(first, facts.rows["let_bind"]))
+    bindings = set(facts.rows["let_bind"].column(0))
     kept = set(map(first, rels["kept"]))
     removable = set(map(first, rels["removable"]))
     _check_verdicts(engine, bindings, kept, removable)
-    nodes = set(map(first, facts.rows["node"]))
+    nodes = set(facts.rows["node"].column(0))
     nodes.add("$opaque")
     out = Verdicts(rels, engine, seconds, kept, removable)
     reasons = out.reasons

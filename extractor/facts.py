@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Callable
-from operator import itemgetter
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import overload
 
 from .schema import EFFECT_KINDS, SCHEMA, SCHEMA_BY_NAME
 
@@ -41,19 +41,76 @@ def unescape_symbol(s: str) -> str:
     return "".join(out)
 
 
+Row = tuple[str | int, ...]
+
+
+class Rows(Sequence[Row]):
+    """One relation's rows, stored by column: a row costs a pointer a cell, not a tuple of its
+    own (a long program has millions of rows, and their tuples were a third of its memory).
+
+    Rows arrive as tuples (`append`, an extractor's hot loop) and move into the columns at each
+    `flush`, where a row of the wrong arity is refused; reading flushes first.
+    """
+
+    __slots__ = ("name", "_cols", "_pending", "append")
+
+    def __init__(self, name: str, arity: int) -> None:
+        self.name = name
+        self._cols: tuple[list, ...] = tuple([] for _ in range(arity))
+        self._pending: list[Row] = []
+        self.append: Callable[[Row], None] = self._pending.append
+
+    def flush(self) -> None:
+        """Move the rows added since the last flush into the columns."""
+        pending = self._pending
+        if not pending:
+            return
+        if set(map(len, pending)) != {len(self._cols)}:
+            _reject(self.name, next(r for r in pending if len(r) != len(self._cols)))
+        for col, values in zip(self._cols, zip(*pending, strict=True), strict=True):
+            col.extend(values)
+        pending.clear()
+
+    def column(self, j: int) -> list:
+        """Column j (not a copy: do not change it)."""
+        self.flush()
+        return self._cols[j]
+
+    def __len__(self) -> int:
+        return len(self._cols[0]) + len(self._pending) if self._cols else len(self._pending)
+
+    def __iter__(self) -> Iterator[Row]:
+        self.flush()
+        return zip(*self._cols, strict=True)
+
+    @overload
+    def __getitem__(self, i: int) -> Row: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Row]: ...
+    def __getitem__(self, i: int | slice) -> Row | list[Row]:
+        self.flush()
+        if isinstance(i, slice):
+            return list(zip(*(c[i] for c in self._cols), strict=True))
+        return tuple(c[i] for c in self._cols)
+
+    def __repr__(self) -> str:
+        return f"Rows({self.name}, {list(self)!r})"
+
+
 class FactSet:
     """Rows for each schema relation, in insertion order, checked against the schema once.
 
-    `add` only appends (an extractor adds millions of rows) and `seal` says no more will come.
-    The rows are checked where they leave: an engine checks what it is given against the
-    program's declarations (`schema.dl`, written from the same schema) as it formats it, and
-    `unique` checks a relation before it is written or counted. A row added twice is a set
-    element once: the engines read relations as sets, and writing and counting drop the later
-    copies (hashing every row as it is added would cost the extractor a third of its time).
+    `add` only appends (an extractor adds millions of rows), `flush` stores what was added by
+    column, and `seal` says no more will come. A row's arity is checked as it is stored; its
+    types where it leaves: an engine checks what it is given against the program's declarations
+    (`schema.dl`, written from the same schema) as it formats it, and `unique` checks a relation
+    before it is written or counted. A row added twice is a set element once: the engines read
+    relations as sets, and writing and counting drop the later copies (hashing every row as it
+    is added would cost the extractor a third of its time).
     """
 
     def __init__(self) -> None:
-        self.rows: dict[str, list[tuple[str | int, ...]]] = {r.name: [] for r in SCHEMA}
+        self.rows: dict[str, Rows] = {r.name: Rows(r.name, r.arity) for r in SCHEMA}
         self._sealed = False
         self._checked: set[str] = set()
         self._types = {r.name: tuple(int if t == "number" else str for _, t in r.columns)
@@ -68,15 +125,21 @@ class FactSet:
             raise ValueError(f"a row added to {relation} after the fact set was sealed")
         self.rows[relation].append(row)
 
-    def appender(self, relation: str) -> Callable[[tuple[str | int, ...]], None]:
+    def appender(self, relation: str) -> Callable[[Row], None]:
         """`add` for an extractor's hot loop: appends one row given as a tuple, without a call
-        of its own per row."""
+        of its own per row (the extractor calls `flush` every so often)."""
         if self._sealed:
             raise ValueError(f"rows added to {relation} after the fact set was sealed")
         return self.rows[relation].append
 
+    def flush(self) -> None:
+        """Store the rows added so far by column (their tuples are freed)."""
+        for rows in self.rows.values():
+            rows.flush()
+
     def seal(self) -> None:
         """No more rows will be added."""
+        self.flush()
         self._sealed = True
 
     def check(self, relation: str) -> None:
@@ -84,13 +147,13 @@ class FactSet:
         if relation in self._checked:
             return
         rows, want = self.rows[relation], self._types[relation]
-        # column by column in C; a row off the schema makes one of these sets differ
-        if rows and (set(map(len, rows)) != {len(want)} or any(
-                set(map(type, map(itemgetter(i), rows))) != {t} for i, t in enumerate(want))):
+        rows.flush()  # (refuses a row of the wrong arity)
+        # column by column in C; a cell of another type makes one of these sets differ
+        if rows and any(set(map(type, rows.column(i))) != {t} for i, t in enumerate(want)):
             _reject(relation, next(r for r in rows if tuple(map(type, r)) != want))
         self._checked.add(relation)
 
-    def unique(self, relation: str) -> list[tuple[str | int, ...]]:
+    def unique(self, relation: str) -> list[Row]:
         """The relation's rows, checked, each once, in the order first added."""
         self.seal()
         self.check(relation)

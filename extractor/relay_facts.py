@@ -54,7 +54,7 @@ class _Extractor:
         self.entry = entry
         self.op_effects = op_effects
         self.f = FactSet()
-        # the hot relations' row lists, appended to directly (one tuple a row; checked at seal)
+        # the hot relations' rows, appended to directly (a tuple a row until the next flush)
         add = self.f.appender
         self.add_node, self.add_node_loc, self.add_segment = add("node"), add("node_loc"), \
             add("segment")
@@ -133,8 +133,12 @@ class _Extractor:
         # (node, enclosing function id, segment owner)
         stack: list[tuple[A.Expr, str, str]] = [(fn.body, fid, fid)]
         seen: set[tuple[int, str]] = set()
+        flush, visited = self.f.flush, 0
         while stack:
             e, func, owner = stack.pop()
+            visited += 1
+            if not visited & 0x3FFF:  # rows move into columns as they come: tuples are freed
+                flush()
             key = (id(e), owner)
             if key in seen:
                 continue

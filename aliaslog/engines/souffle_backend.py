@@ -199,6 +199,7 @@ def run_souffle(program_path: Path, program: Program, facts_dir: Path, work_dir:
         out, err = run_process(cmd, timeout)
     warnings = [ln for ln in err.splitlines() if ln.strip()]
     rows: dict[str, list[Row]] = {}
+    memo: dict[str, str] = {}  # one string per distinct symbol across the outputs
     for name in outputs:
         rel = program.relations[name]
         if not rel.file_outputs:
@@ -217,5 +218,6 @@ def run_souffle(program_path: Path, program: Program, facts_dir: Path, work_dir:
         if not path.exists():
             raise EngineError(f"souffle wrote no output file {path}")
         rows[name] = read_tsv(path, rel.kinds, program.records, delimiter=io.delimiter,
-                              headers=io.headers, what="souffle output", strict=True)
+                              headers=io.headers, what="souffle output", strict=True,
+                              memo=memo)
     return rows, warnings, out

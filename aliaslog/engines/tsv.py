@@ -155,8 +155,13 @@ def read_tsv(
     what: str = "fact file",
     span: Span | None = None,
     strict: bool = False,
+    memo: dict[str, str] | None = None,
 ) -> list[Row]:
-    """Read a Soufflé TSV file into typed rows; a bad cell is a located EngineError."""
+    """Read a Soufflé TSV file into typed rows; a bad cell is a located EngineError.
+
+    A relation of symbols keeps one string object per distinct symbol in `memo`, shared by
+    every row read with it (output relations repeat the same node ids many times).
+    """
     try:
         data = fact_bytes(path).decode("utf-8", errors="surrogateescape")
     except FileNotFoundError:
@@ -171,6 +176,7 @@ def read_tsv(
     arity = len(kinds)
     rows: list[Row] = []
     fast = all(k == "s" for k in kinds)
+    share = (memo if memo is not None else {}).setdefault
     for lineno, line in enumerate(lines, 1 + (1 if headers else 0)):
         if line.endswith("\r"):
             line = line[:-1]
@@ -187,7 +193,7 @@ def read_tsv(
                 f"{path}:{lineno}: expected {arity} columns, found {len(cells)} (a symbol holding"
                 " a tab or a newline cannot be represented in Soufflé's TSV output)", span)
         if fast:
-            rows.append(tuple(cells[:arity]))
+            rows.append(tuple(map(share, cells[:arity], cells[:arity])))
             continue
         try:
             rows.append(tuple(parse_value(c, k, records)

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import bisect
 import re
+from array import array
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import overload
 
 from ..diagnostics import Span
 from .errors import ParseError
@@ -187,25 +190,103 @@ def _unescape(s: str) -> str:
     return "".join(out)
 
 
-def tokenize(text: str, source_name: str = "from_string") -> list[Token]:
+class TokenList(Sequence[Token]):
+    """The tokens of one text, stored by column (kind, value, offset and length) and
+    made into `Token` objects a block at a time as the parser reaches them: a long program has
+    millions of tokens, and as objects they were its parse's largest cost in memory.
+
+    Only the last few blocks made are kept; going back further makes a block again, with equal
+    tokens.
+    """
+
+    BLOCK = 4096
+    KEEP = 4  # blocks kept made: the parser looks back and ahead a few tokens only
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.kinds: list[str] = []
+        self.values: list[object] = []
+        self.starts = array("q")
+        self.lengths = array("i")
+        self._made: dict[int, list[Token]] = {}
+        # (line, offset of that line, offset counted to) at each block's first token, as far
+        # as blocks were made (the first block counts from the start of the text)
+        self._block_lines: list[tuple[int, int, int]] = [(1, 0, 0)]
+
+    def __len__(self) -> int:
+        return len(self.kinds)
+
+    @overload
+    def __getitem__(self, i: int) -> Token: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Token]: ...
+    def __getitem__(self, i: int | slice) -> Token | list[Token]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self.kinds):
+            raise IndexError(i)
+        block, lo = self.block_of(i)
+        return block[i - lo]
+
+    def block_of(self, i: int) -> tuple[list[Token], int]:
+        """The block of tokens holding token i, and the index of its first token."""
+        b = i // self.BLOCK
+        block = self._made.get(b)
+        if block is None:
+            block = self._make(b)
+        return block, b * self.BLOCK
+
+    def __iter__(self) -> Iterator[Token]:
+        for b in range(0, len(self.kinds), self.BLOCK):
+            yield from self._made.get(b // self.BLOCK) or self._make(b // self.BLOCK)
+
+    def _make(self, b: int) -> list[Token]:
+        lo, hi = b * self.BLOCK, min((b + 1) * self.BLOCK, len(self.kinds))
+        text, starts, lengths = self.text, self.starts, self.lengths
+        marks = self._block_lines
+        while len(marks) <= b:  # the lines of the blocks before: counted once, in order
+            line, line_start, prev = marks[-1]
+            nxt = starts[len(marks) * self.BLOCK]
+            k = text.count("\n", prev, nxt)
+            if k:
+                line, line_start = line + k, text.rfind("\n", prev, nxt) + 1
+            marks.append((line, line_start, nxt))
+        line, line_start, scanned = marks[b]
+        block = []
+        make, count, rfind = Token, text.count, text.rfind
+        # (tokens never span lines: each one's line follows from the newlines before it)
+        for kind, value, s, n in zip(self.kinds[lo:hi], self.values[lo:hi], starts[lo:hi],
+                                     lengths[lo:hi], strict=True):
+            k = count("\n", scanned, s)
+            if k:
+                line += k
+                line_start = rfind("\n", scanned, s) + 1
+            scanned = s
+            block.append(make(kind, value, text[s:s + n], s, line, s - line_start + 1))
+        if len(self._made) >= self.KEEP:
+            del self._made[next(iter(self._made))]  # the oldest made
+        self._made[b] = block
+        return block
+
+
+def tokenize(text: str, source_name: str = "from_string") -> TokenList:
     """Split Relay text into tokens (comments and whitespace dropped), ending with an EOF token."""
-    toks: list[Token] = []
+    toks = TokenList(text)
+    kinds, values, starts, lengths = toks.kinds, toks.values, toks.starts, toks.lengths
+    shared: dict[object, object] = {}  # one object per distinct value (names repeat)
+    share = shared.setdefault
     pos = 0
     n = len(text)
     match = _MASTER.match
     skip = _SKIP.match
-    # Line tracking is incremental (tokens arrive in order and never span lines).
-    cur = [1, 0, 0]  # line, offset of its first character, offset scanned up to
 
     def add(kind: str, value: object, start: int, end: int) -> None:
-        line, line_start, scanned = cur
-        k = text.count("\n", scanned, start)
-        if k:
-            line += k
-            line_start = text.rfind("\n", scanned, start) + 1
-            cur[0], cur[1] = line, line_start
-        cur[2] = start
-        toks.append(Token(kind, value, text[start:end], start, line, start - line_start + 1))
+        kinds.append(kind)
+        values.append(share(value, value) if type(value) is str else value)
+        starts.append(start)
+        lengths.append(end - start)
 
     after_dot = False
     while True:

@@ -172,6 +172,7 @@ class _Parser:
         self.source = source_name
         self.toks = tokenize(text, source_name)
         self.i = 0
+        self.block, self.lo = self.toks.block_of(0)  # the tokens around i, made as objects
         self.depth = 0
         self.scopes = _Scopes()
         self.scopes.push()
@@ -192,20 +193,27 @@ class _Parser:
     # ------------------------------------------------------------------------------- plumbing
 
     def peek(self, k: int = 0) -> Token:
-        if not k:
-            return self.toks[self.i]  # the EOF token is never consumed, so this is in range
-        j = self.i + k
-        return self.toks[j] if j < len(self.toks) else self.toks[-1]
+        j = self.i + k - self.lo
+        if 0 <= j < len(self.block):
+            return self.block[j]
+        return self.token(self.i + k)
+
+    def token(self, i: int) -> Token:
+        """Token i (past the end: the EOF token), its block made the current one."""
+        i = min(i, len(self.toks) - 1)
+        self.block, self.lo = self.toks.block_of(i)
+        return self.block[i - self.lo]
 
     def next(self) -> Token:
-        t = self.toks[self.i]
-        if t.kind != EOF:
+        j = self.i - self.lo
+        t = self.block[j] if 0 <= j < len(self.block) else self.token(self.i)
+        if t.kind != EOF:  # the EOF token is never consumed
             self.i += 1
         return t
 
     def last(self) -> Token:
         """The most recently consumed token (for span ends)."""
-        return self.toks[self.i - 1] if self.i else self.toks[0]
+        return self.peek(-1) if self.i else self.token(0)
 
     def tok_span(self, t: Token) -> Span:
         return Span(self.source, t.line, t.col, t.end_line, t.end_col)
@@ -348,7 +356,7 @@ class _Parser:
 
     def load_metadata(self) -> None:
         """Read the trailing `#[metadata]` JSON (tvm.ir.save_json of Map<String, Array<Object>>)."""
-        t = self.toks[-2] if len(self.toks) >= 2 else None
+        t = self.token(len(self.toks) - 2) if len(self.toks) >= 2 else None
         if t is None or t.kind != METADATA:
             return
         try:
@@ -426,18 +434,19 @@ class _Parser:
         """Pre-pass: read every top-level type definition so constructors may be used before it."""
         found: list[int] = []
         depth = 0
-        for j, t in enumerate(self.toks):
-            if t.kind == PUNCT:
-                if t.value == "{":
+        kinds, values = self.toks.kinds, self.toks.values  # (read by column: no token made)
+        for j, (kind, value) in enumerate(zip(kinds, values, strict=True)):
+            if kind == PUNCT:
+                if value == "{":
                     depth += 1
-                elif t.value == "}":
+                elif value == "}":
                     depth -= 1
-            elif depth == 0 and t.is_kw("type"):
-                start = j - 1 if j and self.toks[j - 1].is_kw("extern") else j
+            elif depth == 0 and kind == KEYWORD and value == "type":
+                start = j - 1 if j and kinds[j - 1] == KEYWORD and values[j - 1] == "extern" \
+                    else j
                 found.append(start)
-                name = self.toks[j + 1] if j + 1 < len(self.toks) else None
-                if name is not None and name.kind == IDENT:
-                    self.type_names.add(str(name.value))
+                if j + 1 < len(kinds) and kinds[j + 1] == IDENT:
+                    self.type_names.add(str(values[j + 1]))
         saved = self.i
         for start in found:
             self.i = start
@@ -602,12 +611,12 @@ class _Parser:
 
     def parse_expr_seq(self) -> Expr:
         """`stmt (';' stmt)*`: lets, `%N = e;` and `e;` in a loop; Lets built from the end."""
-        start = self.toks[self.i]
+        start = self.peek()
         self.enter(start)
         if start.kind != KEYWORD and start.kind != GRAPH:
             # Fast path for the common single expression (call arguments, tuple fields).
             first = self.parse_binop()
-            if not self.toks[self.i].is_punct(";"):
+            if not self.peek().is_punct(";"):
                 self.leave()
                 return first
         self.scopes.push()
@@ -616,7 +625,7 @@ class _Parser:
             self.next()
             pending.append((Var("", None, span=self.span_from(start)), first, start))
         while True:
-            t = self.toks[self.i]
+            t = self.peek()
             if t.is_kw("let"):
                 pending.append(self.parse_let_binding())
                 continue
