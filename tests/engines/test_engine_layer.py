@@ -88,27 +88,36 @@ def test_engine_layer_imports_no_ir_package() -> None:
 
 
 class _FakeControl:
-    """Records what clingo would parse; fails on a chunk holding `bad`."""
+    """Records what clingo would parse and ground; fails on a chunk holding `bad`."""
 
     def __init__(self) -> None:
         self.parsed: list[str] = []
+        self.calls: list[tuple[str, str]] = []
 
     def add(self, part: str, params: list, text: str) -> None:
         if "bad" in text:
             raise RuntimeError("parsing failed")
         self.parsed.append(text)
+        self.calls.append(("add", part))
+
+    def ground(self, parts: list) -> None:
+        self.calls.extend(("ground", name) for name, _ in parts)
 
 
-def test_fact_chunks_reach_clingo_in_order_while_the_next_is_made():
-    from aliaslog.engines.embedded.run import _add_pipelined
+def test_fact_chunks_are_grounded_in_order_while_the_next_is_made():
+    from aliaslog.engines.embedded.run import _ground_pipelined
 
     ctl = _FakeControl()
-    _add_pipelined(ctl, (f"p({i})." for i in range(50)))
+    _ground_pipelined(ctl, (f"p({i})." for i in range(50)))
     assert ctl.parsed == [f"p({i})." for i in range(50)]
+    # each chunk is a part of its own, grounded before the next is parsed (its parse is freed)
+    parts = [part for op, part in ctl.calls if op == "add"]
+    assert len(set(parts)) == 50
+    assert ctl.calls == [(op, part) for part in parts for op in ("add", "ground")]
 
 
 def test_a_chunk_clingo_rejects_stops_the_feed_and_is_raised_here():
-    from aliaslog.engines.embedded.run import _add_pipelined
+    from aliaslog.engines.embedded.run import _ground_pipelined
 
     made: list[int] = []
 
@@ -119,12 +128,12 @@ def test_a_chunk_clingo_rejects_stops_the_feed_and_is_raised_here():
 
     ctl = _FakeControl()
     with pytest.raises(RuntimeError, match="parsing failed"):
-        _add_pipelined(ctl, chunks())
+        _ground_pipelined(ctl, chunks())
     assert ctl.parsed == ["p(0).", "p(1).", "p(2)."] and len(made) < 10
 
 
 def test_a_failing_producer_stops_the_parser_thread():
-    from aliaslog.engines.embedded.run import _add_pipelined
+    from aliaslog.engines.embedded.run import _ground_pipelined
 
     def chunks():
         yield "p(1)."
@@ -132,7 +141,7 @@ def test_a_failing_producer_stops_the_parser_thread():
 
     ctl = _FakeControl()
     with pytest.raises(ValueError, match="formatting failed"):
-        _add_pipelined(ctl, chunks())
+        _ground_pipelined(ctl, chunks())
     assert ctl.parsed == ["p(1)."]
     assert not [t for t in threading.enumerate() if t.name == "clingo-parse"]
 
@@ -149,3 +158,25 @@ def test_shown_atoms_print_as_clingo_prints_them():
     want = [str(s) for s in syms]
     got = list(symbol_texts(list(syms)))
     assert got == want
+
+
+def test_in_memory_facts_reach_clingo_in_chunks_of_bounded_rows(tmp_path, monkeypatch):
+    """A long relation is split into chunks (each parsed, grounded and freed in turn), with
+    the same result as one chunk; negation over chunked facts too."""
+    from aliaslog.engines import solve
+    from aliaslog.engines.embedded import facts as embedded_facts
+
+    prog = tmp_path / "p.dl"
+    prog.write_text('.decl e(a: symbol, b: symbol)\n.input e\n.decl r(a: symbol)\n.output r\n'
+                    'r("a").\nr(y) :- r(x), e(x, y).\n.decl n(x: symbol)\n.output n\n'
+                    'n(x) :- e(x, _), !r(x).\n')
+    rows = {"e": [("a", "b"), ("b", "c"), ("x", "y"), ("c", "d"), ("y", "z")]}
+    whole = solve(prog, facts=rows, engine="embedded").relations
+    assert whole == {"r": [("a",), ("b",), ("c",), ("d",)], "n": [("x",), ("y",)]}
+    sizes: list[int] = []
+    real = embedded_facts._format
+    monkeypatch.setattr(embedded_facts, "CHUNK_ROWS", 2)
+    monkeypatch.setattr(embedded_facts, "_format",
+                        lambda *args, **kw: sizes.append(len(args[3])) or real(*args, **kw))
+    assert solve(prog, facts=rows, engine="embedded").relations == whole
+    assert sizes == [2, 2, 1]

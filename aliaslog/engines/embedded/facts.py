@@ -12,6 +12,10 @@ from aliaslog.engines.embedded.relevance import InputShape
 from aliaslog.engines.embedded.translate import clingo_name, quote
 from aliaslog.engines.tsv import encode_symbol, fact_bytes, read_tsv
 
+# rows a chunk of clingo facts holds at most: clingo's parse of a chunk is held until it is
+# grounded, and is several times the size of the atoms it makes
+CHUNK_ROWS = 1 << 16
+
 # a number cell clingo reads as Soufflé does: plain decimal, |n| < 10^9 (inside 32 bits)
 _CELL = r"-?(?:0|[1-9][0-9]{0,8})"
 
@@ -59,8 +63,8 @@ def facts_text(program: Program, facts_dir: Path, shapes: dict[str, InputShape]
 
 def rows_text(program: Program, facts: Mapping[str, Sequence[Row]],
               shapes: dict[str, InputShape]) -> Iterator[str]:
-    """In-memory rows of the shaped input relations as clingo facts, one text chunk per
-    relation (see solve's `facts`), made as they are asked for.
+    """In-memory rows of the shaped input relations as clingo facts, in chunks of at most
+    CHUNK_ROWS rows of one relation (see solve's `facts`), made as they are asked for.
 
     Every row is checked against the relation's declaration: the cells of a relation of
     symbols read whole as they are formatted (joining symbols fails on anything else), any
@@ -78,9 +82,11 @@ def rows_text(program: Program, facts: Mapping[str, Sequence[Row]],
             check_rows(name, rel.kinds, rows, rel.span)
         if shape.joins:
             rows = shape.semijoin(rows, facts)
-        text = _format(program, rel, shape, rows, encode=True)
-        if text:
-            yield text
+        for lo in range(0, len(rows), CHUNK_ROWS):
+            text = _format(program, rel, shape, rows[lo:lo + CHUNK_ROWS] if len(rows) >
+                           CHUNK_ROWS else rows, encode=True)
+            if text:
+                yield text
 
 
 def _format(program: Program, rel: Relation, shape: InputShape, rows: Sequence[Row],

@@ -19,9 +19,12 @@ def run_clingo(program: Program, rules: str, facts: Iterable[str], outputs: list
 
     The programs are stratified, so grounding alone derives the whole model as facts: the
     ground program is not handed to clasp (an observer takes the shown atoms in its place,
-    which saves about a third of clingo's memory and the solver's time). The fact chunks are
-    formatted here while a second thread hands the previous one to clingo's parser, which
-    releases the GIL: formatting costs no wall time, and only two chunks are held at once.
+    which saves about a third of clingo's memory and the solver's time). Each fact chunk is
+    a program part of its own, grounded as soon as it is parsed: its parsed statements (larger
+    than the atoms they make) are freed before the next chunk, not held until the rules are
+    grounded. Chunks are formatted here while a second thread hands the previous one to
+    clingo, which releases the GIL: formatting costs no wall time, and only two chunks are
+    held at once. The `#show` directives go first (a step without any shows every atom).
     """
     import clingo
 
@@ -50,9 +53,10 @@ def run_clingo(program: Program, rules: str, facts: Iterable[str], outputs: list
     ctl = clingo.Control(["--warn=none"], logger=logger, message_limit=20)
     ctl.register_observer(shown, replace=True)
     try:
+        ctl.add("shows", [], shows)
+        ctl.ground([("shows", [])])
+        _ground_pipelined(ctl, facts)
         ctl.add("base", [], rules)
-        ctl.add("base", [], shows)
-        _add_pipelined(ctl, facts)
         ctl.ground([("base", [])], context=Functors())
     except FunctorAbort as exc:
         raise EngineError(f"{exc} (Soufflé aborts the run here)") from None
@@ -104,16 +108,22 @@ def symbol_texts(symbols: list) -> Iterator[str]:
         yield text(buf).decode()
 
 
-def _add_pipelined(ctl, chunks: Iterable[str]) -> None:
-    """ctl.add every chunk, parsing one in a worker thread while the next is made here."""
+def _ground_pipelined(ctl, chunks: Iterable[str]) -> None:
+    """Add and ground every chunk as a part of its own, in a worker thread while the next is
+    made here."""
     handed: queue.Queue[str | None] = queue.Queue(maxsize=1)
     failed: list[BaseException] = []
 
     def parse() -> None:
+        k = 0
         while (chunk := handed.get()) is not None:
             if not failed:  # after a failure keep taking chunks, so the producer never blocks
                 try:
-                    ctl.add("base", [], chunk)
+                    part = f"facts{k}"
+                    k += 1
+                    ctl.add(part, [], chunk)
+                    del chunk  # (the text is parsed: free it while grounding)
+                    ctl.ground([(part, [])])
                 except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
                     failed.append(exc)
 
