@@ -60,8 +60,9 @@ class AnalysisResult(Verdicts):
     def bindings(self) -> Iterator[tuple[str, A.Let]]:
         """Every let binding of the analysed program with its id, in id order."""
         ids = self.extraction.ids
-        for bid in sorted(ids.binding_of, key=lambda b: int(b[1:])):
-            yield bid, ids.binding_of[bid]
+        binding_id = ids.binding_id
+        for let in ids.binding_of.items:  # (b<k> at index k; its id string held once)
+            yield binding_id[id(let)], let
 
     def binding_id(self, let: A.Let) -> str:
         return self.extraction.ids.binding_id[id(let)]

@@ -14,6 +14,7 @@ Version 1 fields are never removed or renamed; new fields may be added.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from extractor.relay import ast as A
@@ -41,33 +42,38 @@ def annotated_text(result: AnalysisResult) -> str:
     return astext(result.source, binding_notes=lambda node: binding_note(result, node))
 
 
-def annotation_document(result: AnalysisResult, file: str) -> dict[str, Any]:
-    """The machine-readable annotation file (see the module docstring for the format)."""
+def binding_entries(result: AnalysisResult, reasons: bool = True) -> Iterator[dict[str, Any]]:
+    """The annotation file's `bindings`, one at a time, in source order; with `reasons=False`
+    without the reason and its witness (describing a witness is most of an entry's cost, and a
+    summary that only counts and lists the dead ones need not hold them all)."""
     view = result.source_view()
     func_of = _functions_of(view.source)
-    entries = []
     for k, let in enumerate(view.lets):
         verdict = view.verdicts[id(let)]
         span = let.span or let.var.span
-        reason = verdict.reason
-        entries.append(
-            {
-                "id": f"s{k}",
-                "name": f"%{let.var.name_hint}",
-                "function": func_of.get(id(let), "fn"),
-                "line": span.line if span else None,
-                "col": span.col if span else None,
-                "verdict": "keep" if verdict.kept else "dead",
-                "reason": reason.reason if reason else None,
-                "witness": result.describe(reason.witness) if reason else None,
-            }
-        )
+        entry = {
+            "id": f"s{k}",
+            "name": f"%{let.var.name_hint}",
+            "function": func_of.get(id(let), "fn"),
+            "line": span.line if span else None,
+            "col": span.col if span else None,
+            "verdict": "keep" if verdict.kept else "dead",
+        }
+        if reasons:
+            reason = verdict.reason
+            entry["reason"] = reason.reason if reason else None
+            entry["witness"] = result.describe(reason.witness) if reason else None
+        yield entry
+
+
+def annotation_document(result: AnalysisResult, file: str) -> dict[str, Any]:
+    """The machine-readable annotation file (see the module docstring for the format)."""
     return {
         "format": FORMAT,
         "version": VERSION,
         "file": file,
         "engine": result.engine,
-        "bindings": entries,
+        "bindings": list(binding_entries(result)),
         "metrics": result.metrics,
     }
 

@@ -232,15 +232,17 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     if is_relax_file(args.file):
         return relax_cli.cmd_analyze(args)
     from .analyze_report import AnalyzeSummary, RemovableBinding
-    from .annotate import annotation_document
+    from .annotate import binding_entries
 
     result = _analyze(args, explain=False)
-    entries = annotation_document(result, args.file)["bindings"]
+    bindings, removable = 0, []
+    for e in binding_entries(result, reasons=False):  # (as the annotation file lists them)
+        bindings += 1
+        if e["verdict"] == "dead":
+            removable.append(RemovableBinding(e["name"], e["function"], e["line"], e["col"]))
     summary = AnalyzeSummary(
         file=args.file, ir="relay", engine=result.engine, timings=result.timings,
-        bindings=len(entries),
-        removable=[RemovableBinding(e["name"], e["function"], e["line"], e["col"])
-                   for e in entries if e["verdict"] == "dead"],
+        bindings=bindings, removable=removable,
         metrics=result.metrics, label=result.options.name,
         context={"options": result.options.as_json()},
         metrics_heading="metrics (of the program as the debug executor runs it, in A-normal "

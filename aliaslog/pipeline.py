@@ -38,9 +38,10 @@ VERDICT_RELATIONS = frozenset({"keep_reason", "kept", "removable", "metric", "re
 
 
 class Reason(NamedTuple):
-    """Why a binding is kept: a reason from keep.dl and the node that witnesses it (a tuple:
-    one is made for each of the hundreds of thousands of keep_reason rows)."""
+    """Why a binding is kept: a reason from keep.dl and the node that witnesses it. A
+    keep_reason row as read back: the relation's rows are these tuples, held once."""
 
+    binding: str
     reason: str
     witness: str  # node id
 
@@ -126,12 +127,16 @@ def read(relations: dict[str, list[tuple]], engine: str, seconds: float, facts: 
     nodes.add("$opaque")
     out = Verdicts(rels, engine, seconds, kept, removable)
     reasons = out.reasons
-    for b, reason, witness in rels["keep_reason"]:
-        got = reasons.get(b)
+    # (the engine's rows are replaced, in its dict too, so that they are freed here: these
+    # tuples compare equal to them)
+    relations["keep_reason"] = rels["keep_reason"] = rows = \
+        list(map(Reason._make, rels["keep_reason"]))
+    for row in rows:
+        got = reasons.get(row[0])
         if got is None:
-            reasons[b] = [Reason(reason, witness)]
+            reasons[row[0]] = [row]
         else:
-            got.append(Reason(reason, witness))
+            got.append(row)
     # (a binding in a dead function may have a reason and still be removable: it is never
     # retained; the checks are set differences so that they stay cheap on large outputs)
     if not reasons.keys() <= bindings or not {w for _, _, w in rels["keep_reason"]} <= nodes:

@@ -7,15 +7,17 @@ so the same program always gives byte-identical fact files.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from .diagnostics import gc_paused
 from .effect_table import ExtractError, load_effect_table
 from .facts import FactSet
 from .relay import ast as A
 from .relay.ops import OPS
+
+T = TypeVar("T")
 
 
 def load_op_effects(*paths: str | os.PathLike[str]) -> dict[str, str]:
@@ -24,13 +26,49 @@ def load_op_effects(*paths: str | os.PathLike[str]) -> dict[str, str]:
     return {**{name: op.effect for name, op in OPS.items()}, **load_effect_table(*paths)}
 
 
+class Numbered(Mapping[str, T]):
+    """Ids `<prefix><k>` (k = 0, 1, ...) to objects, held in a list: a long program has a
+    million nodes, and a dict of them cost five times the list."""
+
+    __slots__ = ("prefix", "items")
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.items: list[T] = []
+
+    def index(self, key: object) -> int | None:
+        """k of an id `<prefix><k>` this holds, else None."""
+        if type(key) is not str or not key.startswith(self.prefix):
+            return None
+        tail = key[len(self.prefix):]
+        if not tail.isdecimal() or not tail.isascii() or (tail[0] == "0" and tail != "0"):
+            return None
+        k = int(tail)
+        return k if k < len(self.items) else None
+
+    def __getitem__(self, key: str) -> T:
+        k = self.index(key)
+        if k is None:
+            raise KeyError(key)
+        return self.items[k]
+
+    def __contains__(self, key: object) -> bool:
+        return self.index(key) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return (f"{self.prefix}{k}" for k in range(len(self.items)))
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
 @dataclass
 class IdMap:
     """Both directions between AST objects and fact ids."""
 
     node_id: dict[int, str] = field(default_factory=dict)
-    nodes: dict[str, object] = field(default_factory=dict)
-    binding_of: dict[str, A.Let] = field(default_factory=dict)
+    nodes: Numbered[object] = field(default_factory=lambda: Numbered("n"))
+    binding_of: Numbered[A.Let] = field(default_factory=lambda: Numbered("b"))
     binding_id: dict[int, str] = field(default_factory=dict)
     func_name: dict[str, str] = field(default_factory=dict)  # function node id -> display name
 
@@ -79,7 +117,7 @@ class _Extractor:
         if got is None:
             got = f"n{len(self.node_ids)}"
             self.node_ids[id(node)] = got
-            self.ids.nodes[got] = node
+            self.ids.nodes.items.append(node)  # (at index k of id n<k>)
         return got
 
     def bid(self, let: A.Let) -> str:
@@ -88,7 +126,7 @@ class _Extractor:
         if got is None:
             got = f"b{len(self.ids.binding_id)}"
             self.ids.binding_id[key] = got
-            self.ids.binding_of[got] = let
+            self.ids.binding_of.items.append(let)
         return got
 
     # ------------------------------------------------------------------------- module
@@ -132,18 +170,28 @@ class _Extractor:
             self.loc(p, pid)
         # (node, enclosing function id, segment owner)
         stack: list[tuple[A.Expr, str, str]] = [(fn.body, fid, fid)]
-        seen: set[tuple[int, str]] = set()
-        flush, visited = self.f.flush, 0
+        # node id -> the owner it was visited under (a set of them once there are several):
+        # keyed by strings that exist anyway, this costs a fraction of a set of pairs
+        seen: dict[str, str | set[str]] = {}
+        flush, visited, nid = self.f.flush, 0, self.nid
         while stack:
             e, func, owner = stack.pop()
             visited += 1
             if not visited & 0x3FFF:  # rows move into columns as they come: tuples are freed
                 flush()
-            key = (id(e), owner)
-            if key in seen:
+            n = nid(e)
+            got = seen.get(n)
+            if got is None:
+                seen[n] = owner
+            elif type(got) is str:
+                if got == owner:
+                    continue
+                seen[n] = {got, owner}
+            elif owner in got:
                 continue
-            seen.add(key)
-            stack.extend(reversed(self.expr(e, func, owner)))
+            else:
+                got.add(owner)
+            stack.extend(reversed(self.expr(e, n, func, owner)))
 
     def binder(self, v: str, func: str) -> None:
         """Variable v is bound (a parameter, a let or a pattern variable) in function func."""
@@ -156,9 +204,9 @@ class _Extractor:
             self.add_node_loc((nid, span.line, span.col))
 
     # -------------------------------------------------------------------- expressions
-    def expr(self, e: A.Expr, func: str, owner: str) -> list[tuple[A.Expr, str, str]]:
-        """Facts for node e; returns the children to visit with their function and owner."""
-        n = self.nid(e)
+    def expr(self, e: A.Expr, n: str, func: str, owner: str) -> list[tuple[A.Expr, str, str]]:
+        """Facts for node e (id n); returns the children to visit with their function and
+        owner."""
         self.add_segment((n, owner))
         todo: list[tuple[A.Expr, str, str]] = []
         cls = type(e)
