@@ -34,7 +34,7 @@ class Analysed(Protocol):
     def best_reason(self, bid: str) -> Reason: ...
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # (one per input let)
 class Verdict:
     """What the analysis says of one input let or graph binding."""
 

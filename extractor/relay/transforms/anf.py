@@ -54,7 +54,7 @@ ATOMS = (Var, GlobalVar, Op, Constructor)
 _GENSYM = re.compile(r"x_(\d+)")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # (one per binding of the normal form)
 class Origin:
     """Where a binding of the normal form comes from.
 
@@ -286,7 +286,7 @@ class _Scope:
         self.jump = up.jump if parent.level - up.level == up.level - up.jump.level else parent
 
 
-@dataclass
+@dataclass(slots=True)
 class _Bind:
     var: Var
     value: Expr
