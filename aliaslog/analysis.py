@@ -61,7 +61,7 @@ class AnalysisResult(Verdicts):
         """Every let binding of the analysed program with its id, in id order."""
         ids = self.extraction.ids
         binding_id = ids.binding_id
-        for let in ids.binding_of.items:  # (b<k> at index k; its id string held once)
+        for let in ids.binding_of.values():  # (in id order; each id string held once)
             yield binding_id[id(let)], let
 
     def binding_id(self, let: A.Let) -> str:

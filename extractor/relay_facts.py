@@ -7,7 +7,7 @@ so the same program always gives byte-identical fact files.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, ValuesView
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -30,11 +30,11 @@ class Numbered(Mapping[str, T]):
     """Ids `<prefix><k>` (k = 0, 1, ...) to objects, held in a list: a long program has a
     million nodes, and a dict of them cost five times the list."""
 
-    __slots__ = ("prefix", "items")
+    __slots__ = ("prefix", "objects")
 
     def __init__(self, prefix: str) -> None:
         self.prefix = prefix
-        self.items: list[T] = []
+        self.objects: list[T] = []  # the object of id <prefix><k> at index k
 
     def index(self, key: object) -> int | None:
         """k of an id `<prefix><k>` this holds, else None."""
@@ -44,22 +44,35 @@ class Numbered(Mapping[str, T]):
         if not tail.isdecimal() or not tail.isascii() or (tail[0] == "0" and tail != "0"):
             return None
         k = int(tail)
-        return k if k < len(self.items) else None
+        return k if k < len(self.objects) else None
 
     def __getitem__(self, key: str) -> T:
         k = self.index(key)
         if k is None:
             raise KeyError(key)
-        return self.items[k]
+        return self.objects[k]
 
     def __contains__(self, key: object) -> bool:
         return self.index(key) is not None
 
     def __iter__(self) -> Iterator[str]:
-        return (f"{self.prefix}{k}" for k in range(len(self.items)))
+        return (f"{self.prefix}{k}" for k in range(len(self.objects)))
 
     def __len__(self) -> int:
-        return len(self.items)
+        return len(self.objects)
+
+    def values(self) -> ValuesView[T]:
+        """The objects in id order, read from the list (not id by id)."""
+        return _ListValues(self)
+
+
+class _ListValues(ValuesView[T]):
+    """A `Numbered`'s values view, iterating its list."""
+
+    _mapping: Numbered[T]
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(self._mapping.objects)
 
 
 @dataclass
@@ -117,7 +130,7 @@ class _Extractor:
         if got is None:
             got = f"n{len(self.node_ids)}"
             self.node_ids[id(node)] = got
-            self.ids.nodes.items.append(node)  # (at index k of id n<k>)
+            self.ids.nodes.objects.append(node)  # (at index k of id n<k>)
         return got
 
     def bid(self, let: A.Let) -> str:
@@ -126,7 +139,7 @@ class _Extractor:
         if got is None:
             got = f"b{len(self.ids.binding_id)}"
             self.ids.binding_id[key] = got
-            self.ids.binding_of.items.append(let)
+            self.ids.binding_of.objects.append(let)
         return got
 
     # ------------------------------------------------------------------------- module
