@@ -23,6 +23,7 @@ linear in the program (TVM's flattening of nested let lists is quadratic in the 
 from __future__ import annotations
 
 import re
+from array import array
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -137,34 +138,60 @@ def expr_to_a_normal_form(e: Expr, mod: Module | None = None) -> Expr:
 
 
 class _Graph:
-    """TVM's DependencyGraph over one function: nodes for expressions and for scopes."""
+    """TVM's DependencyGraph over one function: nodes for expressions and for scopes.
+
+    Edges are linked lists in flat int arrays (a Python list per node and direction cost
+    ~180 B a node, the largest transient of preparing a long program). The order of a node's
+    parents and children does not matter: any topological order gives the same scopes, and an
+    LCA does not depend on the order of its arguments.
+    """
 
     def __init__(self, root: Expr) -> None:
-        self.parents: list[list[int]] = []
-        self.children: list[list[int]] = []
-        self.new_scope: list[bool] = []
+        self.new_scope = bytearray()
+        self.first_child, self.first_parent = array("i"), array("i")  # node -> edge, or -1
+        self.edge_child, self.next_child = array("i"), array("i")  # edge -> node, next edge
+        self.edge_parent, self.next_parent = array("i"), array("i")
         self.node: dict[int, int] = {}  # id(expr) -> graph node
-        self.sub: dict[int, list[int]] = {}  # id(expr) -> its scope nodes, in TVM's child order
+        self.sub: dict[int, int | list[int]] = {}  # id(expr) -> its scope node(s), in TVM's
+        # child order (a list for a Match, whose clauses' scopes are not numbered in a row)
         self.top_x = -1  # the largest N of a variable named x_N (fresh names go past it)
         self.binder: dict[int, tuple[int, bool]] = {}  # var's graph node -> (binding scope node,
         # whether it binds exactly there: a let or a parameter; else a pattern, anywhere inside)
-        self.var_of: dict[int, Var] = {}
+        self.variables: list[Var] = []  # (for naming one that escapes its scope)
         self._build(root)
 
+    def __len__(self) -> int:
+        return len(self.new_scope)
+
     def _new(self, new_scope: bool) -> int:
-        self.parents.append([])
-        self.children.append([])
         self.new_scope.append(new_scope)
-        return len(self.parents) - 1
+        self.first_child.append(-1)
+        self.first_parent.append(-1)
+        return len(self.new_scope) - 1
 
     def _depend(self, parent: int, child: int) -> None:
-        self.parents[child].append(parent)
-        self.children[parent].append(child)
+        edge = len(self.edge_child)
+        self.edge_child.append(child)
+        self.next_child.append(self.first_child[parent])
+        self.first_child[parent] = edge
+        self.edge_parent.append(parent)
+        self.next_parent.append(self.first_parent[child])
+        self.first_parent[child] = edge
+
+    def shared(self, n: int) -> bool:
+        """The node has several parents."""
+        e = self.first_parent[n]
+        return e >= 0 and self.next_parent[e] >= 0
+
+    def var_of(self, n: int) -> Var:
+        return next(v for v in self.variables if self.node[id(v)] == n)
 
     def _build(self, root: Expr) -> None:
         stack: list[Expr] = [root]
         self.node[id(root)] = self._new(False)
-        variables: list[Var] = [root] if isinstance(root, Var) else []
+        variables = self.variables
+        if isinstance(root, Var):
+            variables.append(root)
         patterns: list[tuple[Var, int]] = []
 
         def dep(parent: int, e: Expr) -> None:
@@ -202,7 +229,7 @@ class _Graph:
                 self._depend(n, f)
                 dep(t, e.true_branch)
                 dep(f, e.false_branch)
-                self.sub[id(e)] = [t, f]
+                self.sub[id(e)] = t  # (and f = t + 1)
             elif isinstance(e, Function):
                 b = self._new(True)
                 self._depend(n, b)
@@ -210,7 +237,7 @@ class _Graph:
                     dep(b, p)
                     self.binder[self.node[id(p)]] = (b, True)
                 dep(b, e.body)
-                self.sub[id(e)] = [b]
+                self.sub[id(e)] = b
             elif isinstance(e, Let):
                 b = self._new(True)
                 self._depend(n, b)
@@ -218,7 +245,7 @@ class _Graph:
                 self.binder[self.node[id(e.var)]] = (b, True)
                 dep(b, e.value)
                 dep(b, e.body)
-                self.sub[id(e)] = [b]
+                self.sub[id(e)] = b
             elif isinstance(e, Match):
                 dep(n, e.data)
                 subs = []
@@ -234,26 +261,27 @@ class _Graph:
             if n is not None:
                 self.binder[n] = (b, False)
         for v in variables:
-            self.var_of[self.node[id(v)]] = v
             m = _GENSYM.fullmatch(v.name_hint)
             if m:
                 self.top_x = max(self.top_x, int(m.group(1)))
 
-    def topological(self) -> list[int]:
+    def topological(self) -> array:
         """Graph nodes with every parent before its children (reverse post-order)."""
-        order: list[int] = []
-        seen = [False] * len(self.parents)
-        stack: list[tuple[int, int]] = [(0, 0)]
-        seen[0] = True
+        order = array("i")
+        seen = bytearray(len(self))
+        cursor = array("i", self.first_child)  # node -> its next edge to follow
+        edge_child, next_child = self.edge_child, self.next_child
+        stack = [0]
+        seen[0] = 1
         while stack:
-            n, i = stack[-1]
-            kids = self.children[n]
-            if i < len(kids):
-                stack[-1] = (n, i + 1)
-                k = kids[i]
+            n = stack[-1]
+            e = cursor[n]
+            if e >= 0:
+                cursor[n] = next_child[e]
+                k = edge_child[e]
                 if not seen[k]:
-                    seen[k] = True
-                    stack.append((k, 0))
+                    seen[k] = 1
+                    stack.append(k)
             else:
                 stack.pop()
                 order.append(n)
@@ -309,13 +337,19 @@ def _lca(a: _Scope, b: _Scope) -> _Scope:
 
 def _calc_scopes(g: _Graph) -> list[_Scope]:
     """CalcScope: the LCA of the parents' scopes; scope nodes open a child scope."""
-    scope: list[_Scope | None] = [None] * len(g.parents)
+    scope: list[_Scope | None] = [None] * len(g)
     top = _Scope(None)
+    first_parent, edge_parent, next_parent = g.first_parent, g.edge_parent, g.next_parent
     for n in g.topological():
-        ps = g.parents[n]
-        s = top if not ps else scope[ps[0]]
-        for p in ps[1:]:
-            s = _lca(s, scope[p])  # type: ignore[arg-type]
+        e = first_parent[n]
+        if e < 0:
+            s = top
+        else:
+            s = scope[edge_parent[e]]  # type: ignore[assignment]
+            e = next_parent[e]
+            while e >= 0:
+                s = _lca(s, scope[edge_parent[e]])  # type: ignore[arg-type]
+                e = next_parent[e]
         scope[n] = _Scope(s) if g.new_scope[n] else s
     return scope  # type: ignore[return-value]
 
@@ -365,12 +399,12 @@ class _Fill:
         for n, (b, exact) in self.g.binder.items():
             inner, outer = self.scopes[n], self.scopes[b]
             if exact and inner is not outer:
-                return self.g.var_of[n]
+                return self.g.var_of(n)
             if not exact:
                 while inner.level > outer.level:
                     inner = inner.parent  # type: ignore[assignment]
                 if inner is not outer:
-                    return self.g.var_of[n]
+                    return self.g.var_of(n)
         return None
 
     # -- scopes
@@ -378,10 +412,11 @@ class _Fill:
         return self.scopes[self.g.node[id(e)]]
 
     def sub(self, e: Expr, i: int) -> _Scope:
-        return self.scopes[self.g.sub[id(e)][i]]
+        first = self.g.sub[id(e)]
+        return self.scopes[first[i] if type(first) is list else first + i]
 
     def shared(self, e: Expr) -> bool:
-        return len(self.g.parents[self.g.node[id(e)]]) > 1
+        return self.g.shared(self.g.node[id(e)])
 
     def push(self, e: Expr, var: Var, value: Expr) -> Var:
         """Bind var to value in e's scope (e is the input node the binding comes from)."""
