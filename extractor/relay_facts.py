@@ -79,11 +79,20 @@ class _ListValues(ValuesView[T]):
 class IdMap:
     """Both directions between AST objects and fact ids."""
 
-    node_id: dict[int, str] = field(default_factory=dict)
     nodes: Numbered[object] = field(default_factory=lambda: Numbered("n"))
     binding_of: Numbered[A.Let] = field(default_factory=lambda: Numbered("b"))
     binding_id: dict[int, str] = field(default_factory=dict)
     func_name: dict[str, str] = field(default_factory=dict)  # function node id -> display name
+    _node_id: dict[int, str] | None = field(default=None, repr=False)
+
+    @property
+    def node_id(self) -> dict[int, str]:
+        """id(node) -> its id, made from `nodes` when first asked for. The extractor's own
+        table is not kept: it is the largest of a long program, and read-back needs only the
+        other direction."""
+        if self._node_id is None:
+            self._node_id = {id(o): f"n{k}" for k, o in enumerate(self.nodes.objects)}
+        return self._node_id
 
     def id(self, node: object) -> str:
         return self.node_id[id(node)]
@@ -116,7 +125,7 @@ class _Extractor:
             add("call_op")
         self.add_proj, self.add_tuple_field = add("proj"), add("tuple_field")
         self.ids = IdMap()
-        self.node_ids = self.ids.node_id  # (the hottest lookup: one attribute, not two)
+        self.node_ids: dict[int, str] = {}  # id(node) -> its id, while extracting
         self.n_pat = 0
         self.n_block = 0
         self.ops_used: set[str] = set()
@@ -338,8 +347,10 @@ class _Extractor:
         add_segment, add_node, add_copy = self.add_segment, self.add_node, self.add_copy
         add_evaluates, add_var_ref = self.add_evaluates, self.add_var_ref
         add_let_bind, add_block_pos = self.add_let_bind, self.add_block_pos
-        bound = self.bound
+        bound, flush = self.bound, self.f.flush
         for pos, let in enumerate(lets):
+            if not pos & 0xFFF and pos:  # (a long chain's rows move into columns as they come)
+                flush()
             n = nid(let)
             if let is not e:
                 add_segment((n, owner))
@@ -454,7 +465,7 @@ class FlowWalk:
         self.pending.clear()
 
     def run(self, fn: A.Function) -> None:
-        budget = self.BUDGET * (len(self.ex.ids.node_id) + 1)  # every node of the module
+        budget = self.BUDGET * (len(self.ex.node_ids) + 1)  # every node of the module
         # actions: ("eval", node) or ("event", node) or ("branches", if/match node)
         stack: list[tuple[str, A.Expr]] = [("eval", fn.body)]
         steps = 0
