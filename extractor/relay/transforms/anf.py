@@ -184,6 +184,7 @@ class _Graph:
         return e >= 0 and self.next_parent[e] >= 0
 
     def var_of(self, n: int) -> Var:
+        """The variable of graph node n (a scan: only an error names one)."""
         return next(v for v in self.variables if self.node[id(v)] == n)
 
     def _build(self, root: Expr) -> None:
