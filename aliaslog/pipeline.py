@@ -76,6 +76,13 @@ def run(program: Path, facts: FactSet, *, engine: EngineOptions,
     facts.seal()
     token = secrets.token_hex(8)
     rows = {**facts.rows, "run_nonce": [(token,)]}
+
+    def own() -> dict[str, str]:
+        """The facts' binding and node ids: verdicts read back share these strings (at
+        100,000 writes, a second copy of every id a verdict names is ~50 MB)."""
+        ids = chain(facts.rows["let_bind"].column(0), facts.rows["node"].column(0))
+        return {s: s for s in ids}
+
     with tempfile.TemporaryDirectory(prefix="aliaslog-") as tmp:
         base = Path(keep_files) if keep_files is not None else Path(tmp)
         if keep_files is not None:
@@ -84,7 +91,7 @@ def run(program: Path, facts: FactSet, *, engine: EngineOptions,
         solved = solve(program, facts=rows,
                        out_dir=base / "out" if keep_files is not None else None,
                        engine=engine.engine, timeout=engine.time_limit, compiled=engine.compiled,
-                       defines=defines, output_relations=wanted)
+                       defines=defines, output_relations=wanted, symbols=own)
         try:
             got = read(solved.relations, solved.engine, solved.seconds, facts, wanted, token)
         except EngineError as exc:
@@ -93,7 +100,7 @@ def run(program: Path, facts: FactSet, *, engine: EngineOptions,
             log.warning("Soufflé's output is not a valid result (%s); solving again with the "
                         "embedded engine", exc.message)
             solved = solve(program, facts=rows, engine="embedded", defines=defines,
-                           output_relations=wanted)
+                           output_relations=wanted, symbols=own)
             got = read(solved.relations, solved.engine, solved.seconds, facts, wanted, token)
         timings["solve"] = time.perf_counter() - t0 - got.seconds_reading
     timings["read-back"] = got.seconds_reading
@@ -123,20 +130,21 @@ def read(relations: dict[str, list[tuple]], engine: str, seconds: float, facts: 
     kept = set(map(first, rels["kept"]))
     removable = set(map(first, rels["removable"]))
     _check_verdicts(engine, bindings, kept, removable)
-    nodes = set(facts.rows["node"].column(0))
-    nodes.add("$opaque")
     out = Verdicts(rels, engine, seconds, kept, removable)
     reasons = out.reasons
-    # (the engine's rows are replaced, in its dict too, so that they are freed here: these
-    # tuples compare equal to them)
-    relations["keep_reason"] = rels["keep_reason"] = rows = \
-        list(map(Reason._make, rels["keep_reason"]))
+    # (the engine's rows are replaced one by one, in its dict too, so that each is freed as
+    # its Reason is made: these tuples compare equal to them)
+    relations["keep_reason"] = rows = rels["keep_reason"]
+    for i, row in enumerate(rows):
+        rows[i] = Reason._make(row)
     for row in rows:
         got = reasons.get(row[0])
         if got is None:
             reasons[row[0]] = [row]
         else:
             got.append(row)
+    nodes = set(facts.rows["node"].column(0))  # (made after the Reasons: the run's peak)
+    nodes.add("$opaque")
     # (a binding in a dead function may have a reason and still be removable: it is never
     # retained; the checks are set differences so that they stay cheap on large outputs)
     if not reasons.keys() <= bindings or not {w for _, _, w in rels["keep_reason"]} <= nodes:

@@ -14,7 +14,14 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-from aliaslog.engines.base import EngineError, Row, SolveResult, check_rows, sort_rows
+from aliaslog.engines.base import (
+    EngineError,
+    Row,
+    SolveResult,
+    Symbols,
+    check_rows,
+    sort_rows,
+)
 from aliaslog.engines.dialect import Program, load_program
 from aliaslog.engines.embedded.facts import input_path
 from aliaslog.engines.publish import publish_dir
@@ -162,7 +169,8 @@ def _file_digest(path: str) -> bytes:
 @gc_paused()  # millions of long-lived strings and tuples: collections would free nothing
 def _solve_embedded(program_path: Path, facts_dir: Path | None, facts: Facts | None,
                     out_dir: Path | None, output_relations: set[str] | None,
-                    include_dirs: list[Path], defines: dict[str, str]
+                    include_dirs: list[Path], defines: dict[str, str],
+                    symbols: Symbols | None = None
                     ) -> tuple[dict[str, list[Row]], list[str], str]:
     from aliaslog.engines.embedded.facts import facts_text, rows_text
     from aliaslog.engines.embedded.run import run_clingo
@@ -174,7 +182,8 @@ def _solve_embedded(program_path: Path, facts_dir: Path | None, facts: Facts | N
     rules, inputs = _translated(program, empty, frozenset(wanted))
     chunks = _deep_records_located(rows_text(program, facts, inputs) if facts is not None
                                    else facts_text(program, facts_dir, inputs))
-    solved = {k: sort_rows(v) for k, v in run_clingo(program, rules, chunks, wanted).items()}
+    solved = {k: sort_rows(v) for k, v in run_clingo(program, rules, chunks, wanted,
+                                                            symbols).items()}
     printed = _printed(program, solved)
     rels = {k: solved[k] for k in outputs}
     if out_dir is not None:
@@ -237,7 +246,8 @@ def _write_fact_files(program: Program, facts: Facts, dir_: Path) -> None:
 def _solve_souffle(program_path: Path, facts_dir: Path | None, facts: Facts | None,
                    out_dir: Path | None, timeout: float, compiled: bool,
                    output_relations: set[str] | None, include_dirs: list[Path],
-                   defines: dict[str, str]) -> tuple[dict[str, list[Row]], list[str], str]:
+                   defines: dict[str, str], symbols: Symbols | None = None
+                   ) -> tuple[dict[str, list[Row]], list[str], str]:
     from aliaslog.engines.souffle_backend import run_souffle
 
     program = load_program(program_path, include_dirs, defines, lenient=True)
@@ -252,7 +262,7 @@ def _solve_souffle(program_path: Path, facts_dir: Path | None, facts: Facts | No
                 _write_fact_files(program, facts, fdir)
             raw, warnings, printed = run_souffle(
                 program_path, program, fdir, work, outputs, timeout=timeout, compiled=compiled,
-                include_dirs=include_dirs, defines=defines)
+                include_dirs=include_dirs, defines=defines, symbols=symbols)
         result.extend([{k: sort_rows(v) for k, v in raw.items()}, warnings, printed])
         keep = {io.filename(n, ".csv") for n in outputs
                 for io in program.relations[n].file_outputs}
@@ -273,7 +283,8 @@ def solve(program: Path, facts_dir: Path | None = None, out_dir: Path | None = N
           facts: Facts | None = None, engine: str = "auto", timeout: float = 600,
           compiled: bool = False, output_relations: set[str] | None = None,
           include_dirs: list[Path] | None = None,
-          defines: dict[str, str] | None = None) -> SolveResult:
+          defines: dict[str, str] | None = None,
+          symbols: Symbols | None = None) -> SolveResult:
     """Evaluate a Soufflé program on facts; optionally publish the output CSVs to out_dir.
 
     The facts are a directory of Soufflé TSV files (`facts_dir`), or already in memory
@@ -281,6 +292,8 @@ def solve(program: Path, facts_dir: Path | None = None, out_dir: Path | None = N
     them unescaped; a relation that is absent has no rows). In memory, the embedded engine
     builds its facts without any file; Soufflé gets them written as TSV, each symbol stored
     the way aliaslog's fact files store it, so both give what a run on the written files gives.
+    `symbols` is called once, when the outputs are read: an output symbol equal to one of its
+    keys is read as that key's value (a caller's own strings, so that its rows share them).
     """
     start = time.perf_counter()
     program = Path(program)
@@ -302,7 +315,8 @@ def solve(program: Path, facts_dir: Path | None = None, out_dir: Path | None = N
     if choice == "souffle":
         try:
             rels, warnings, printed = _solve_souffle(program, fdir, facts, out, timeout,
-                                                     compiled, output_relations, incs, defs)
+                                                     compiled, output_relations, incs, defs,
+                                                     symbols)
             name = "souffle-compiled" if compiled else "souffle"
             return SolveResult(rels, name, time.perf_counter() - start, warnings, printed)
         except EngineError as exc:
@@ -312,5 +326,5 @@ def solve(program: Path, facts_dir: Path | None = None, out_dir: Path | None = N
             shown = "\n  ".join(lines[:20]) + ("\n  ..." if len(lines) > 20 else "")
             log.warning("souffle failed, falling back to the embedded engine:\n  %s", shown)
     rels, warnings, printed = _solve_embedded(program, fdir, facts, out, output_relations, incs,
-                                              defs)
+                                              defs, symbols)
     return SolveResult(rels, "embedded", time.perf_counter() - start, warnings, printed)

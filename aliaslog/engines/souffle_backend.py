@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from aliaslog.engines.base import EngineError, Row
+from aliaslog.engines.base import EngineError, Row, Symbols
 from aliaslog.engines.dialect import Program
 from aliaslog.engines.tsv import read_tsv
 
@@ -177,9 +177,11 @@ def compiled_binary(program_path: Path, program: Program, timeout: float,
 
 def run_souffle(program_path: Path, program: Program, facts_dir: Path, work_dir: Path,
                 outputs: list[str], *, timeout: float, compiled: bool,
-                include_dirs: list[Path], defines: dict[str, str]
+                include_dirs: list[Path], defines: dict[str, str],
+                symbols: Symbols | None = None
                 ) -> tuple[dict[str, list[Row]], list[str], str]:
-    """Run Soufflé writing CSVs into work_dir, then read the selected outputs back typed."""
+    """Run Soufflé writing CSVs into work_dir, then read the selected outputs back typed
+    (symbols as `symbols()`'s strings where they are equal: see `solve`)."""
     if not _SAFE_PATH.match(str(program_path)):
         raise EngineError(
             f"program path {str(program_path)!r} has characters Soufflé cannot pass on")
@@ -199,7 +201,8 @@ def run_souffle(program_path: Path, program: Program, facts_dir: Path, work_dir:
         out, err = run_process(cmd, timeout)
     warnings = [ln for ln in err.splitlines() if ln.strip()]
     rows: dict[str, list[Row]] = {}
-    memo: dict[str, str] = {}  # one string per distinct symbol across the outputs
+    # one string per distinct symbol across the outputs
+    memo: dict[str, str] = symbols() if symbols is not None else {}
     for name in outputs:
         rel = program.relations[name]
         if not rel.file_outputs:

@@ -180,3 +180,29 @@ def test_in_memory_facts_reach_clingo_in_chunks_of_bounded_rows(tmp_path, monkey
                         lambda *args, **kw: sizes.append(len(args[3])) or real(*args, **kw))
     assert solve(prog, facts=rows, engine="embedded").relations == whole
     assert sizes == [2, 2, 1]
+
+
+@pytest.mark.parametrize("engine", ["embedded", "souffle"])
+def test_output_symbols_are_read_as_the_callers_own_strings(tmp_path, engine):
+    """`solve(symbols=...)`: an output symbol equal to a key comes back as that very object
+    (read-back shares the extractor's ids), others as before; the relations are unchanged."""
+    import shutil
+
+    from aliaslog.engines import solve
+
+    if engine == "souffle" and shutil.which("souffle") is None:
+        pytest.skip("souffle is not on PATH")
+    prog = tmp_path / "p.dl"
+    prog.write_text('.decl e(a: symbol, b: symbol)\n.input e\n.decl r(a: symbol, b: symbol)\n'
+                    '.output r\nr(x, y) :- e(x, y).\nr(y, "new") :- e(_, y).\n')
+    mine = "".join(["n", "1"])  # (made at run time: not the interned literal)
+    rows = {"e": [("n0", mine)]}
+    plain = solve(prog, facts=rows, engine=engine).relations
+    calls: list[int] = []
+    own = {mine: mine}
+    got = solve(prog, facts=rows, engine=engine,
+                symbols=lambda: calls.append(1) or dict(own)).relations
+    assert got == plain == {"r": [("n0", "n1"), ("n1", "new")]}
+    assert calls == [1]
+    assert all(row[0] is mine for row in got["r"] if row[0] == "n1")
+    assert got["r"][0][1] is mine

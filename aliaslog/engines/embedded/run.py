@@ -6,15 +6,15 @@ import queue
 import threading
 from collections.abc import Iterable, Iterator
 
-from aliaslog.engines.base import EngineError, Row
+from aliaslog.engines.base import EngineError, Row, Symbols
 from aliaslog.engines.dialect.program import Program
 from aliaslog.engines.embedded.functors import FunctorAbort, Functors
 from aliaslog.engines.embedded.model import read_relation
 from aliaslog.engines.embedded.translate import clingo_name
 
 
-def run_clingo(program: Program, rules: str, facts: Iterable[str], outputs: list[str]
-               ) -> dict[str, list[Row]]:
+def run_clingo(program: Program, rules: str, facts: Iterable[str], outputs: list[str],
+               symbols: Symbols | None = None) -> dict[str, list[Row]]:
     """Ground translated rules + facts; return the output relations as typed rows.
 
     The programs are stratified, so grounding alone derives the whole model as facts: the
@@ -70,7 +70,8 @@ def run_clingo(program: Program, rules: str, facts: Iterable[str], outputs: list
     for text in symbol_texts(shown.atoms):
         paren = text.find("(")
         grouped.setdefault(text if paren < 0 else text[:paren], []).append(text)
-    memo: dict[str, str] = {}
+    # one string per distinct symbol across the outputs (a caller's own where equal: `solve`)
+    memo: dict[str, str] = symbols() if symbols is not None else {}
     rows: dict[str, list[Row]] = {name: [] for name in outputs}
     for cname, strs in grouped.items():
         name = by_cname.get(cname)
