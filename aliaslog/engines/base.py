@@ -11,8 +11,8 @@ from extractor.diagnostics import LocatedError, Span
 
 Value = object  # int | str | tuple (record) | None (nil record)
 Row = tuple
-# called once when an engine reads its outputs: symbols equal to a key are read as its value,
-# so that a caller's rows share its own strings (see `solve`)
+# called when an engine reads its outputs: a symbol equal to a key is read as its value, so
+# that a caller's rows share its own strings (see `solve`)
 Symbols = Callable[[], dict[str, str]]
 
 

@@ -292,7 +292,7 @@ def solve(program: Path, facts_dir: Path | None = None, out_dir: Path | None = N
     them unescaped; a relation that is absent has no rows). In memory, the embedded engine
     builds its facts without any file; Soufflé gets them written as TSV, each symbol stored
     the way aliaslog's fact files store it, so both give what a run on the written files gives.
-    `symbols` is called once, when the outputs are read: an output symbol equal to one of its
+    `symbols` is called when an engine reads its outputs: an output symbol equal to one of its
     keys is read as that key's value (a caller's own strings, so that its rows share them).
     """
     start = time.perf_counter()
