@@ -91,7 +91,8 @@ class IdMap:
         table is not kept: it is the largest of a long program, and read-back needs only the
         other direction."""
         if self._node_id is None:
-            self._node_id = {id(o): f"n{k}" for k, o in enumerate(self.nodes.objects)}
+            # (the ids as `nodes` spells them)
+            self._node_id = dict(zip(map(id, self.nodes.objects), self.nodes, strict=True))
         return self._node_id
 
     def id(self, node: object) -> str:
