@@ -292,7 +292,7 @@ def test_engines_agree_on_every_case_module(point):
         for name, mod in sorted(load_relax_modules(path).items()):
             a = analyze_relax(mod, point=point, engine=EMBEDDED)
             b = analyze_relax(mod, point=point, engine=SOUFFLE)
-            for rel in a.relations:
+            for rel in set(a.relations) - {"results_of"}:  # each solve's own fresh token
                 assert sorted(a.relations[rel]) == sorted(b.relations[rel]), (path.name, name,
                                                                               rel)
 
