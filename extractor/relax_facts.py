@@ -35,6 +35,14 @@ ALLOC_STORAGE = frozenset({"relax.memory.alloc_storage", "relax.vm.alloc_storage
 ALLOC_IN_STORAGE = frozenset({"relax.memory.alloc_tensor", "relax.vm.alloc_tensor"})
 KILLS = {"relax.memory.kill_tensor": "tensor", "relax.memory.kill_storage": "storage",
          "relax.vm.kill_object": "object"}
+# Views whose offset and size are arguments: (data, shape, dtype, relative_byte_offset).
+OFFSET_VIEWS = frozenset({"relax.memory.view", "runtime.TVMTensorCreateView"})
+# Closure calls in their three spellings (before RemovePurityChecking, after it, after
+# LowerRuntimeBuiltin): one signature, so a pass that only lowers one is not a removed call.
+INVOKE_CLOSURE = "invoke_closure"
+# Byte offsets and sizes the rules see exactly; larger ones are "unknown: overlaps everything"
+# (the rules' arithmetic is 32-bit).
+MAX_EXTENT = 1 << 28
 # TIR calls that may write through a buffer's data pointer without a BufferStore.
 OPAQUE_TIR_CALLS = frozenset({
     "tirx.call_extern", "tirx.call_packed", "tirx.call_cpacked", "tirx.tvm_call_packed",
@@ -64,6 +72,7 @@ class RelaxIds:
     nodes: dict[str, Any] = field(default_factory=dict)
     binding_of: dict[str, Any] = field(default_factory=dict)  # binding id -> relax Binding
     binding_func: dict[str, str] = field(default_factory=dict)  # binding id -> global name
+    in_literal: set[str] = field(default_factory=set)  # bindings in a function literal's body
     func_name: dict[str, str] = field(default_factory=dict)  # function node id -> name
     callee_name: dict[str, str] = field(default_factory=dict)  # call node id -> callee
     node_binding: dict[str, str] = field(default_factory=dict)  # var/value/output -> binding
@@ -91,8 +100,53 @@ def extract_relax(mod: tvm.IRModule, effects: dict[str, str] | None = None,
                            entries).run()
 
 
+def relax_functions(mod: tvm.IRModule) -> list[str]:
+    """Names of the module's Relax functions, sorted (the extraction's walk order)."""
+    names = sorted(str(gv.name_hint) for gv in mod.get_global_vars())
+    return [n for n in names if isinstance(mod[n], relax.Function)]
+
+
+def default_entries(mod: tvm.IRModule) -> list[str]:
+    """The functions the outside world calls: the public ones (else every Relax function)."""
+    funcs = relax_functions(mod)
+    public = [n for n in funcs if mod[n].attrs is not None and "global_symbol" in mod[n].attrs]
+    return public or funcs
+
+
 def _is_var(e: Any) -> bool:
     return isinstance(e, relax.Var)
+
+
+def _static_int(e: Any) -> int | None:
+    """The integer an IntImm holds (what R.prim_value(16) is); None when symbolic."""
+    return int(e.value) if isinstance(e, tirx.IntImm) else None
+
+
+def _nbytes(ty: Any) -> int | None:
+    """Bytes of a tensor of a static shape and dtype; None when either is unknown."""
+    if not isinstance(ty, relax.TensorType) or ty.shape is None:
+        return None
+    dims = [_static_int(d) for d in getattr(ty.shape, "values", [])]
+    if not isinstance(ty.shape, relax.ShapeExpr) or any(d is None for d in dims):
+        return None
+    try:
+        dt = tvm.DataType(str(ty.dtype))
+    except Exception:  # noqa: BLE001 - an unknown dtype (`void`) has no size
+        return None
+    n = (dt.bits * dt.lanes + 7) // 8
+    for d in dims:
+        n *= d
+    return n
+
+
+def _extent(offset: Any, ty: Any) -> tuple[int, int] | None:
+    """[offset, offset + size) in bytes, when both are static and small enough to be exact."""
+    off = 0 if offset is None or (isinstance(offset, relax.Tuple) and not offset.fields) \
+        else _static_int(offset)
+    size = _nbytes(ty)
+    if off is None or size is None or off < 0 or off + size > MAX_EXTENT:
+        return None
+    return off, off + size
 
 
 def _cast_cannot_fail(b: relax.MatchCast) -> bool:
@@ -191,13 +245,10 @@ class _RelaxExtractor:
         self.n_binding = 0
         self.callees_used: dict[str, str] = {}  # name -> default effect
         self.prim_writes: dict[str, tuple[list[int], bool]] = {}
-        names = sorted(str(gv.name_hint) for gv in mod.get_global_vars())
-        self.relax_funcs = [n for n in names if isinstance(mod[n], relax.Function)]
+        self.literals: set[str] = set()  # ids of function literals (nested functions)
+        self.relax_funcs = relax_functions(mod)
         if entries is None:
-            entries = [n for n in self.relax_funcs
-                       if mod[n].attrs is not None and "global_symbol" in mod[n].attrs]
-            if not entries:
-                entries = list(self.relax_funcs)
+            entries = default_entries(mod)
         for e in entries:
             if e not in self.relax_funcs:
                 raise ExtractError(f"no Relax function @{e} in the module (has: "
@@ -271,6 +322,8 @@ class _RelaxExtractor:
             self.n_binding += 1
             self.ids.binding_of[bid] = b
             self.ids.binding_func[bid] = gname
+            if func in self.literals:
+                self.ids.in_literal.add(bid)
             v = self.nid(b.var)
             f.add("node", v, "var", func)
             span = getattr(b.value, "span", None)
@@ -392,6 +445,7 @@ class _RelaxExtractor:
             n = self.nid(e)
             f.add("segment", n, owner)
             f.add("fn_literal", n)
+            self.literals.add(n)
             self.ids.func_name[n] = "fn"
             self.function(e, n, gname, entry=False)
             f.add("node", n, "fn", func)
@@ -438,11 +492,20 @@ class _RelaxExtractor:
             if name in PACKED_CALLS:
                 self.builtin_call(c, n, name, args[0], args_of(args[1:]))
                 return n
+            if name == "relax.make_closure":
+                inner = args[1].fields if len(args) > 1 and isinstance(args[1], relax.Tuple) else []
+                self.make_closure(n, args[0], [use(a) for a in inner])
+                return n
             if name in ("relax.invoke_closure", "relax.invoke_pure_closure"):
                 inner = args[1].fields if len(args) > 1 and isinstance(args[1], relax.Tuple) else []
-                self.op_call(n, "extern", name, "unknown")
-                args_of([args[0], *inner])
-                self.result(c, n)
+                self.invoke_closure(n, use(args[0]), args_of(list(inner)))
+                return n
+            if (name == "relax.call_builtin_with_ctx" and len(args) == 2
+                    and isinstance(args[0], relax.ExternFunc)
+                    and str(args[0].global_symbol) == "vm.builtin.invoke_closure"
+                    and isinstance(args[1], relax.Tuple) and args[1].fields):
+                fields = list(args[1].fields)
+                self.invoke_closure(n, use(fields[0]), args_of(fields[1:]))
                 return n
             arg_ids = args_of(args)
             self.op_call(n, "op", name, "none" if op.get_attr("FPurity") else "unknown")
@@ -460,15 +523,37 @@ class _RelaxExtractor:
             self.ids.callee_name[n] = f"@{op.name_hint}"
             return n
         if isinstance(op, relax.ExternFunc):
+            if str(op.global_symbol) == "vm.builtin.make_closure" and args:
+                self.make_closure(n, args[0], [use(a) for a in args[1:]])
+                return n
             arg_ids = args_of(args)
             self.extern_call(c, n, str(op.global_symbol), arg_ids)
             return n
-        # a closure call through a variable
+        # a closure call through a variable (a function literal, or a closure value)
         callee = use(op)
         f.add("call", n, callee)
         args_of(args)
-        self.ids.callee_name[n] = str(op.name) if _is_var(op) else "closure"
+        self.ids.callee_name[n] = INVOKE_CLOSURE
         return n
+
+    def make_closure(self, n: str, target: Any, captured: list[str]) -> None:
+        """A closure value: a tuple of the captured values that knows its function."""
+        f = self.f
+        f.add("alloc_site", n, "value")
+        for i, a in enumerate(captured):
+            f.add("tuple_field", n, i, a)
+        fn = self.mod[target] if isinstance(target, tvm.ir.GlobalVar) else None
+        if isinstance(fn, relax.Function):  # anything else: calling it is an opaque call
+            # the VM binds the captured values last (VMClosure::BindLastArgs; LambdaLift
+            # appends them to the lifted function's parameters)
+            f.add("make_closure", n, self.nid(fn), len(fn.params) - len(captured))
+        self.ids.callee_name[n] = "make_closure"
+
+    def invoke_closure(self, n: str, closure: str, arg_ids: list[str]) -> None:
+        """A call of a closure value: the rules find its function and bind the captures."""
+        del arg_ids  # the arguments are call_arg facts already
+        self.f.add("closure_call", n, closure)
+        self.ids.callee_name[n] = INVOKE_CLOSURE
 
     def op_call(self, n: str, kind: str, name: str, default_effect: str) -> None:
         self.f.add("rx_call", n, kind, name)
@@ -499,14 +584,23 @@ class _RelaxExtractor:
         if name in ALLOC_IN_STORAGE:
             f.add("alloc_site", n, "tensor")
             f.add("in_storage", n, arg_ids[0])
+            self.extent(n, c.args[1] if len(c.args) > 1 else None, c)
             return
         if name in ALLOC_TENSOR:
             f.add("alloc_site", n, "tensor")
             return
         if self.effects.get(name) == "view" and arg_ids:
             f.add("view_of", n, arg_ids[0], "view op")
+            if name in OFFSET_VIEWS:
+                self.extent(n, c.args[3] if len(c.args) > 3 else None, c)
             return
         self.result(c, n)
+
+    def extent(self, n: str, offset: Any, c: relax.Call) -> None:
+        """The bytes a view or a tensor in a storage covers, when offset and size are static."""
+        got = _extent(offset, getattr(c, "ty", None))
+        if got is not None:
+            self.f.add("extent", n, *got)
 
     def builtin_call(self, c: relax.Call, n: str, name: str, callee: Any,
                      arg_ids: list[str]) -> None:
@@ -585,5 +679,8 @@ class _RelaxExtractor:
             self.f.add("mem_write", n, arg_ids[-1], how)
         if effect == "view" and arg_ids and not inplace:
             self.f.add("view_of", n, arg_ids[0], f"{name} returns a view")
+            if name in OFFSET_VIEWS:  # call_pure_packed(f, args...) or a call of f(args...)
+                raw = list(c.args[1:]) if isinstance(c.op, tvm.ir.Op) else list(c.args)
+                self.extent(n, raw[3] if len(raw) > 3 else None, c)
             return
         self.result(c, n, arg_ids, inplace)

@@ -131,6 +131,14 @@ SCHEMA: tuple[Relation, ...] = (
          "evaluating n writes into the memory of target's value (inplace: n's result is the new "
          "version; dps: a kernel or packed function fills a destination)"),
     _rel("in_storage", "t:Node, s:Node", "the tensor allocated at t lives in the storage s holds"),
+    _rel("extent", "n:Node, lo:number, hi:number",
+         "the view or tensor made at n covers bytes [lo, hi) of its source (view_of) or of its "
+         "storage (in_storage); absent where offset or size is not static"),
+    _rel("make_closure", "n:Node, f:Node, k:number",
+         "n makes a closure of function f holding captured values (its tuple_field 0, 1, ...), "
+         "which a call of it passes as f's parameters k, k+1, ... after the call's arguments"),
+    _rel("closure_call", "c:Node, clo:Node",
+         "c calls the closure value of clo; its other arguments are call_arg 0, 1, ..."),
     _rel("kill", "n:Node, target:Node, what:symbol",
          "evaluating n ends the lifetime of target's tensor or storage"),
     _rel("func_purity", "f:Node, purity:symbol",

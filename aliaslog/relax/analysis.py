@@ -105,10 +105,14 @@ class Violation:
                 "memory": self.obj, "bindings": bindings, "text": self.describe()}
 
     def key(self) -> tuple:
-        """Identity across extraction points: kind, function and the memory at stake (the
-        variable at risk when the memory is one the function allocates: lowering renames)."""
+        """Identity across extraction points: kind and the memory at stake when it outlives a
+        call (a parameter, a constant, memory from outside: the writing code may move to
+        another function, as LambdaLift moves a closure body), else kind, function and the
+        variable at risk (lowering renames the memory a function allocates)."""
+        if self.memory:
+            return (self.kind, self.memory)
         return (self.kind, self.site.function,
-                self.memory or ("var", self.var.name if self.var else self.site.name))
+                ("var", self.var.name if self.var else self.site.name))
 
 
 @dataclass(kw_only=True)

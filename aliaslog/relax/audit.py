@@ -22,6 +22,8 @@ import tvm_ffi
 from tvm import relax
 from tvm.ir.instrument import pass_instrument
 
+from extractor.relax_facts import default_entries, relax_functions
+
 from ..loading import UsageError
 from .analysis import Place, RelaxResult, Violation, analyze_relax
 from .checks import EffectChange, effect_changes
@@ -112,7 +114,11 @@ def _new_violations(prev: list[Violation], now: list[Violation]) -> list[Violati
             old[v.key()] -= 1
         else:
             fresh.append(v)
-    gone = Counter((k[0], k[1]) for k, n in old.items() for _ in range(n))
+    gone: Counter[tuple[str, str]] = Counter()  # the unmatched old ones, by kind and function
+    for v in prev:
+        if old[v.key()] > 0:
+            old[v.key()] -= 1
+            gone[(v.kind, v.site.function)] += 1
     out = []
     for v in fresh:
         if gone[(v.kind, v.site.function)] > 0:
@@ -158,6 +164,9 @@ class AuditInstrument:
         self._mod: tvm.IRModule | None = None
         self._res: RelaxResult | None = None
         self._violations: list[Violation] = []
+        # the entry functions of the module as given: a pass that makes a private function
+        # public (AttachGlobalSymbol) gives the outside world no new way in
+        self._entries: list[str] | None = options.get("entries")
 
     # ------------------------------------------------------------------ PassInstrument hooks
     def should_run(self, mod: tvm.IRModule, info: Any) -> bool:
@@ -225,7 +234,11 @@ class AuditInstrument:
             return
         self._busy = True
         try:
-            res = analyze_relax(mod, **self.options)
+            if self._entries is None:
+                self._entries = default_entries(mod)
+            funcs = set(relax_functions(mod))
+            entries = [e for e in self._entries if e in funcs] or None
+            res = analyze_relax(mod, **{**self.options, "entries": entries})
             now = res.violations()
             prev_res = self._res
             now = [replace(v, point=f"after {step.name}" if step else INPUT) for v in now]

@@ -90,10 +90,15 @@ class EffectChange:
 
 
 def _effect_sequences(res: RelaxResult) -> dict[str, list[tuple[str, str]]]:
-    """Per Relax function: its observable bindings in program order, as (signature, id)."""
+    """Per Relax function: its observable bindings in program order, as (signature, id). A
+    function literal's body runs where it is called, not where it is written (LambdaLift
+    moves it out), so its bindings are not its enclosing function's."""
     seqs: dict[str, list[tuple[str, str]]] = {}
+    ids = res.extraction.ids
     for bid in res.observable_ids():
-        fn = res.extraction.ids.binding_func[bid]
+        if bid in ids.in_literal:
+            continue
+        fn = ids.binding_func[bid]
         seqs.setdefault(fn, []).append((res.signature(bid), bid))
     return seqs
 
