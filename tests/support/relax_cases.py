@@ -453,6 +453,61 @@ CASES.append(RelaxCase(
     guilty="DataflowUseInplaceCalls",
 ))
 
+CASES += [
+    RelaxCase(
+        case_id="16",
+        file="case16_inplace_pass_clobbers_closure_capture.py",
+        module="Before",
+        klass="inplace-live",
+        check_on="after",
+        passes=_INPLACE,
+        inputs=_arange4,
+        expected=[_f32(0, 6, 12, 18), _f32(0, 3, 6, 9)],
+        buggy=[_f32(0, 6, 12, 18), _f32(0, 7, 14, 21)],
+        reference=lambda x: [6 * x, 3 * x],
+        cleans=(CleanControl("Clean", [_f32(0, 6, 12, 18), _f32(0, 3, 6, 9)]),),
+        description="DataflowUseInplaceCalls makes b = a * 3 write `a`, which a closure made "
+        "before it has captured; calling the closure afterwards reads the clobbered `a`",
+        audit_passes=("DataflowUseInplaceCalls",),
+        guilty="DataflowUseInplaceCalls",
+    ),
+    RelaxCase(
+        case_id="17",
+        file="case17_unit_transpose_view_written_in_place.py",
+        module="Before",
+        klass="inplace-live",
+        check_on="before",
+        passes=_no_passes,
+        inputs=lambda: [np.arange(4, dtype="float32").reshape(1, 4)],
+        expected=[_f32(1, 3, 5, 7).reshape(4, 1), _f32(0, 4, 16, 36).reshape(1, 4)],
+        buggy=[_f32(1, 3, 5, 7).reshape(4, 1), _f32(1, 9, 25, 49).reshape(1, 4)],
+        expected_via="skip:RewriteDataflowReshape",
+        reference=lambda x: [(2 * x).T + 1, 4 * x * x],
+        cleans=(CleanControl("Clean", [_f32(1, 3, 5, 7).reshape(4, 1),
+                                       _f32(0, 4, 16, 36).reshape(1, 4)]),),
+        description="user call_tir_inplace on the dead b = permute_dims(a) of a (1, 4) tensor: "
+        "RewriteDataflowReshape makes the unit-dimension transpose a view of `a`, read after",
+        guilty="RewriteDataflowReshape",
+    ),
+    RelaxCase(
+        case_id="18",
+        file="case18_planner_reuses_inplace_packed_argument.py",
+        module="Before",
+        klass="storage-reuse",
+        check_on="before",
+        passes=_no_passes,
+        inputs=_arange4,
+        expected=[_f32(1, 4, 9, 16)],
+        buggy=[_f32(0, 2, 8, 18)],
+        expected_via="skip:StaticPlanBlockMemory",
+        reference=lambda x: [2 * x + 1 + x * x],
+        cleans=(CleanControl("Clean", [_f32(1, 4, 9, 16)]),),
+        description="b = call_inplace_packed(inc, a) returns `a`; once RemovePurityChecking drops "
+        "the in-place indices, StaticPlanBlockMemory puts c = x * x in a's storage while b lives",
+        guilty="StaticPlanBlockMemory",
+    ),
+]
+
 CASES_BY_ID: dict[str, RelaxCase] = {c.case_id: c for c in CASES}
 
 
