@@ -22,6 +22,7 @@ from tvm import relax
 
 from .diagnostics import Span
 from .effect_table import ExtractError
+from .relax_pipeline import make_pass, passes_through
 
 POINTS = ("input", "legalized", "lowered")
 
@@ -111,17 +112,11 @@ def to_point(mod: tvm.IRModule, point: str, target: str = "llvm") -> tvm.IRModul
         raise ExtractError(f"unknown extraction point `{point}` (choose from {', '.join(POINTS)})")
     if point == "input":
         return mod
-    from tvm.relax import backend
-    from tvm.relax import transform as T
-
-    passes = [backend.DispatchSampling(), backend.DispatchSortScan(), T.LegalizeOps(),
-              T.RewriteDataflowReshape(), T.ToNonDataflow()]
-    if point == "lowered":
-        passes += [T.RemovePurityChecking(), T.CallTIRRewrite(), T.StaticPlanBlockMemory(),
-                   T.LowerAllocTensor(), T.KillAfterLastUse()]
+    names = (passes_through("ToNonDataflow") if point == "legalized" else
+             passes_through("KillAfterLastUse", skip=("RewriteCUDAGraph",)))
     try:
         with tvm.target.Target(target):
-            return tvm.transform.Sequential(passes)(mod)
+            return tvm.transform.Sequential([make_pass(n) for n in names])(mod)
     except Exception as exc:  # noqa: BLE001 - a pipeline failure is the module's problem
         last = (str(exc).strip().splitlines() or [type(exc).__name__])[-1]
         raise PipelineError(point, f"{type(exc).__name__}: {last}") from None

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from extractor.relax_pipeline import DEFAULT_PIPELINE, make_pass
+
 from . import paths
 
 if TYPE_CHECKING:
@@ -38,27 +40,6 @@ CheckOn = Literal["before", "after", "pair"]
 Observe = Literal["outputs", "inputs_after", "counter", "repeat", "kept_by_dce"]
 
 PassFactory = Callable[[], "list[tvm.transform.Pass]"]
-
-# The passes of relax.pipeline.default_build_pipeline in 0.27, in order (names are looked up
-# in relax.backend first, then relax.transform), so one pass can be left out.
-DEFAULT_PIPELINE = (
-    "DispatchSampling",
-    "DispatchSortScan",
-    "LegalizeOps",
-    "RewriteDataflowReshape",
-    "ToNonDataflow",
-    "RemovePurityChecking",
-    "CallTIRRewrite",
-    "StaticPlanBlockMemory",
-    "RewriteCUDAGraph",
-    "LowerAllocTensor",
-    "KillAfterLastUse",
-    "LowerRuntimeBuiltin",
-    "ComputePrimValue",
-    "VMShapeLower",
-    "AttachGlobalSymbol",
-)
-
 
 @dataclass(frozen=True)
 class CleanControl:
@@ -554,8 +535,6 @@ def apply_passes(mod: tvm.IRModule, passes: Sequence[tvm.transform.Pass]) -> tvm
 def pipeline_without(skip: str) -> tvm.transform.Pass:
     """The 0.27 default build pipeline with one pass left out, to show which pass is the culprit."""
     import tvm
-    from tvm import relax
-    from tvm.relax import backend
 
     if skip not in DEFAULT_PIPELINE:
         raise ValueError(f"{skip} is not a pass of the default build pipeline")
@@ -563,11 +542,7 @@ def pipeline_without(skip: str) -> tvm.transform.Pass:
 
     @tvm.transform.module_pass(opt_level=0, name=f"DefaultPipelineWithout{skip}")
     def _pipeline(mod: tvm.IRModule, _ctx: tvm.transform.PassContext) -> tvm.IRModule:
-        seq = [
-            getattr(backend, n)() if hasattr(backend, n) else getattr(relax.transform, n)()
-            for n in names
-        ]
-        return tvm.transform.Sequential(seq)(mod)
+        return tvm.transform.Sequential([make_pass(n) for n in names])(mod)
 
     return _pipeline
 
