@@ -93,11 +93,13 @@ class RelaxExtraction:
 
 def extract_relax(mod: tvm.IRModule, effects: dict[str, str] | None = None,
                   entries: list[str] | None = None,
-                  tir_effects: dict[str, TirCallEffect] | None = None) -> RelaxExtraction:
-    """Facts for every Relax function of `mod`; entries default to its public functions."""
+                  tir_effects: dict[str, TirCallEffect] | None = None,
+                  param_modes: dict[tuple[str, str], str] | None = None) -> RelaxExtraction:
+    """Facts for every Relax function of `mod`; entries default to its public functions.
+    `param_modes`: (entry function, parameter name) -> mode (`donated`)."""
     return _RelaxExtractor(mod, effects if effects is not None else load_relax_effects(),
                            tir_effects if tir_effects is not None else load_tir_effects(),
-                           entries).run()
+                           entries, param_modes or {}).run()
 
 
 def relax_functions(mod: tvm.IRModule) -> list[str]:
@@ -235,8 +237,10 @@ def _described_writes(c: Any, table: dict[str, TirCallEffect]) -> list[Any] | No
 
 class _RelaxExtractor:
     def __init__(self, mod: tvm.IRModule, effects: dict[str, str],
-                 tir_effects: dict[str, TirCallEffect], entries: list[str] | None) -> None:
+                 tir_effects: dict[str, TirCallEffect], entries: list[str] | None,
+                 param_modes: dict[tuple[str, str], str]) -> None:
         self.mod = mod
+        self.param_modes = param_modes
         self.effects = effects
         self.tir_effects = tir_effects
         self.f = FactSet()
@@ -254,6 +258,14 @@ class _RelaxExtractor:
                 raise ExtractError(f"no Relax function @{e} in the module (has: "
                                    f"{', '.join('@' + n for n in self.relax_funcs) or 'none'})")
         self.entries = entries
+        for fn, param in sorted(param_modes):
+            if fn not in entries:
+                raise ExtractError(f"@{fn} is not an entry function of the module (entries: "
+                                   f"{', '.join('@' + e for e in entries)})")
+            names = [str(p.name) for p in mod[fn].params]
+            if param not in names:
+                raise ExtractError(f"@{fn} has no parameter `{param}` (has: "
+                                   f"{', '.join(names) or 'none'})")
 
     # ----------------------------------------------------------------------------- ids
     def nid(self, key: Any, obj: Any = None) -> str:
@@ -302,6 +314,9 @@ class _RelaxExtractor:
             f.add("node", pid, "var", fid)
             if entry:
                 f.add("alloc_site", pid, "param")
+                mode = self.param_modes.get((gname, str(p.name)))
+                if mode is not None:
+                    f.add("param_mode", pid, mode)
         body = self.seq(fn.body, fid, fid, gname)
         f.add("func", fid, body)
 

@@ -137,6 +137,9 @@ SCHEMA: tuple[Relation, ...] = (
     _rel("make_closure", "n:Node, f:Node, k:number",
          "n makes a closure of function f holding captured values (its tuple_field 0, 1, ...), "
          "which a call of it passes as f's parameters k, k+1, ... after the call's arguments"),
+    _rel("param_mode", "p:Node, mode:symbol",
+         "the caller declares what entry parameter p is for: donated (it gives the tensor up, "
+         "so writes into it are allowed)"),
     _rel("closure_call", "c:Node, clo:Node",
          "c calls the closure value of clo; its other arguments are call_arg 0, 1, ..."),
     _rel("kill", "n:Node, target:Node, what:symbol",

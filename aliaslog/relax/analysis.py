@@ -31,8 +31,8 @@ from .. import pipeline
 from ..options import DEFAULT_ENGINE, EngineOptions
 from ..pipeline import Verdicts
 
-READ_BACK = {"keep_reason", "kept", "removable", "metric", "violation", "observable",
-             "observable_root", "pts", "may_alias", "write_obj"}
+READ_BACK = frozenset({"keep_reason", "kept", "removable", "metric", "violation", "observable",
+                       "observable_root", "pts", "may_alias", "write_obj"})
 
 KIND_TEXT = {
     "inplace-live": "in-place write to a value that is used afterwards",
@@ -282,11 +282,16 @@ def analyze_relax(
     tir_effects: Sequence[str] = (),
     entries: list[str] | None = None,
     keep_files: str | os.PathLike[str] | None = None,
+    param_modes: dict[tuple[str, str], str] | None = None,
+    program: Path = RELAX_MAIN,
+    read_back: frozenset[str] = READ_BACK,
 ) -> RelaxResult:
     """Lower `mod` to an extraction point, extract facts, and run the pipeline on relax.dl.
 
     `op_effects` / `tir_effects`: extra effect tables (files) for Relax ops and packed
-    functions, and for the packed functions TIR kernels call.
+    functions, and for the packed functions TIR kernels call. `param_modes`: (entry function,
+    parameter name) -> `donated`. `program` / `read_back`: a rule file that includes relax.dl
+    and asks more of it (relax_inplace.dl), and the relations to read back from it.
     """
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -295,9 +300,9 @@ def analyze_relax(
     timings["lower"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     extraction = extract_relax(at, load_relax_effects(*op_effects), entries,
-                               load_tir_effects(*tir_effects))
+                               load_tir_effects(*tir_effects), param_modes)
     timings["facts"] = time.perf_counter() - t0
-    verdicts = pipeline.run(RELAX_MAIN, extraction.facts, engine=engine, read_back=READ_BACK,
+    verdicts = pipeline.run(program, extraction.facts, engine=engine, read_back=set(read_back),
                             keep_files=keep_files, timings=timings)
     return RelaxResult(**{f.name: getattr(verdicts, f.name) for f in fields(Verdicts)},
                        extraction=extraction, point=point, timings=timings)

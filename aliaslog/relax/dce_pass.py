@@ -6,12 +6,12 @@ from collections.abc import Sequence
 from typing import Any
 
 import tvm
-from tvm import relax
 
 from extractor.relax_load import well_formed
 
 from ..options import DEFAULT_ENGINE, EngineOptions
 from .analysis import analyze_relax
+from .rebind import rebind
 
 
 class DCEError(RuntimeError):
@@ -20,40 +20,7 @@ class DCEError(RuntimeError):
 
 def remove_relax_bindings(mod: tvm.IRModule, dead: set[Any]) -> tvm.IRModule:
     """A copy of mod without the given Binding objects (in every Relax function and branch)."""
-    out = mod.clone()
-    for gv, fn in list(mod.functions.items()):
-        if isinstance(fn, relax.Function):
-            out[gv] = _function(fn, dead)
-    return relax.transform.Normalize()(out)  # rebuilt SeqExprs carry no type until normalized
-
-
-def _function(fn: relax.Function, dead: set[Any]) -> relax.Function:
-    return relax.Function(fn.params, _seq(fn.body, dead), fn.ret_ty, fn.is_pure, fn.attrs,
-                          fn.span)
-
-
-def _seq(seq: relax.SeqExpr, dead: set[Any]) -> relax.SeqExpr:
-    blocks = []
-    for blk in seq.blocks:
-        kept = [_binding(b, dead) for b in blk.bindings if b not in dead]
-        if kept:
-            cls = relax.DataflowBlock if isinstance(blk, relax.DataflowBlock) else \
-                relax.BindingBlock
-            blocks.append(cls(kept))
-    return relax.SeqExpr(blocks, seq.body, seq.span)
-
-
-def _binding(b: Any, dead: set[Any]) -> Any:
-    v = b.value
-    if isinstance(v, relax.If):
-        new = relax.If(v.cond, _seq(v.true_branch, dead), _seq(v.false_branch, dead), v.span)
-    elif isinstance(v, relax.Function):
-        new = _function(v, dead)
-    else:
-        return b
-    if isinstance(b, relax.MatchCast):
-        return relax.MatchCast(b.var, new, b.ty, b.span)
-    return relax.VarBinding(b.var, new, b.span)
+    return rebind(mod, dict.fromkeys(dead))
 
 
 def EffectAwareDCE(*, engine: EngineOptions = DEFAULT_ENGINE,  # noqa: N802
