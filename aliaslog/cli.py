@@ -407,6 +407,23 @@ def _relax_arguments(sp: argparse.ArgumentParser) -> None:
     _tir_effects_argument(sp)
 
 
+def _memory_arguments(sp: argparse.ArgumentParser) -> None:
+    """What `inplace` and `memory` share: the module, donations, target, engine, tables."""
+    sp.add_argument("file", help="a TVMScript file (a Python file defining an IRModule)")
+    sp.add_argument("--module", metavar="NAME", help="which IRModule of FILE")
+    sp.add_argument("--donate", metavar="FUNC:PARAM,...", default="",
+                    help="entry parameters whose tensors the caller gives up, so they may be "
+                         "written in place (e.g. main:x)")
+    sp.add_argument("--pipeline", default="default", choices=["default", "zero"],
+                    help="what runs before relax.build's default pipeline: nothing (default), "
+                         "or relax's zero pipeline (legalize, fold, fuse)")
+    sp.add_argument("--target", default="llvm", help="TVM target (default: llvm)")
+    EngineOptions.add_arguments(sp)
+    sp.add_argument("--op-effects", action="append", default=[], metavar="FILE",
+                    help="extra effect table (name<TAB>effect)")
+    _tir_effects_argument(sp)
+
+
 def _tir_effects_argument(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--tir-effects", action="append", default=[], metavar="FILE",
                     help="Relax: extra table of packed functions TIR kernels call "
@@ -580,6 +597,22 @@ def build_parser() -> argparse.ArgumentParser:
                     help="extra effect table (name<TAB>effect)")
     _tir_effects_argument(sp)
     sp.set_defaults(func=lambda a: relax_cli.cmd_audit(a))
+
+    sp = sub.add_parser("inplace", help="Relax: make call_tir write an input in place wherever "
+                                        "aliaslog proves it safe (VerifiedInplace)")
+    _memory_arguments(sp)
+    sp.add_argument("-o", "--output", metavar="OUT.py", type=output_file_arg,
+                    help="write the rewritten module as a loadable TVMScript file")
+    sp.add_argument("--json", action="store_true",
+                    help="print inplace_calls, rewrites, refused (binding, reason) and the "
+                         "memory figures as JSON")
+    sp.set_defaults(func=lambda a: relax_cli.cmd_inplace(a))
+
+    sp = sub.add_parser("memory", help="Relax: planned and peak storage per function, as given, "
+                                       "after DataflowUseInplaceCalls and with VerifiedInplace")
+    _memory_arguments(sp)
+    sp.add_argument("--json", action="store_true", help="print the report as JSON")
+    sp.set_defaults(func=lambda a: relax_cli.cmd_memory(a))
 
     sp = sub.add_parser("precision", help="cost and precision of each analysis variant, "
                                           "against the dynamic oracle")

@@ -143,3 +143,59 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if any(s.error for s in report.steps):
         return 3
     return 1 if errors else 0
+
+
+def parse_donate(text: str) -> list[tuple[str, str]]:
+    """`main:x,main:y` -> [("main", "x"), ("main", "y")]."""
+    out = []
+    for item in (t.strip() for t in text.split(",")):
+        if not item:
+            continue
+        fn, sep, param = item.partition(":")
+        if not sep or not fn or not param:
+            raise UsageError(f"--donate: expected FUNC:PARAM (e.g. main:x), got `{item}`")
+        out.append((fn.removeprefix("@"), param))
+    return out
+
+
+def cmd_inplace(args: argparse.Namespace) -> int:
+    """VerifiedInplace on a module (after legalization, or after the zero pipeline): the
+    rewritten module as TVMScript, what was made in place and what was refused, and the memory
+    figures beside TVM's own DataflowUseInplaceCalls."""
+    from .memory_report import memory_report
+
+    mod = load_relax_module(args.file, args.module)
+    memory = memory_report(mod, first=args.pipeline, donate=parse_donate(args.donate),
+                           target=args.target, **_options(args))
+    report = memory.inplace
+    if args.output:
+        write_text_atomically(args.output, SCRIPT_HEADER + report.module.script())
+    if args.json:
+        print(json.dumps({"file": args.file, "pipeline": args.pipeline, **report.as_json(),
+                          "memory": memory.as_json()}, indent=2))
+        return 0
+    for r in report.rewrites:
+        print(f"in place  `{r.binding}` in @{r.function} ({r.kernel}) writes "
+              f"{', '.join(r.inputs)}")
+    for r in report.refused:
+        print(f"refused   `{r.binding}` in @{r.function} ({r.kernel}): {r.reason}")
+    print()
+    print(memory.as_text())
+    n = len(report.rewrites)
+    print(f"\n{args.file}: {n} in-place call{'s' * (n != 1)}, {len(report.refused)} refused"
+          + (f"; written to {args.output}" if args.output else ""))
+    return 0
+
+
+def cmd_memory(args: argparse.Namespace) -> int:
+    """Planned and peak storage of a module's functions, with and without in-place calls."""
+    from .memory_report import memory_report
+
+    mod = load_relax_module(args.file, args.module)
+    report = memory_report(mod, first=args.pipeline, donate=parse_donate(args.donate),
+                           target=args.target, **_options(args))
+    if args.json:
+        print(json.dumps({"file": args.file, "variants": report.as_json()}, indent=2))
+    else:
+        print(report.as_text())
+    return 0

@@ -1,0 +1,179 @@
+"""Whether a TIR kernel may write one of its outputs into the memory of one of its inputs.
+
+Writing output `out` into input `in` is safe for a kernel when every element of `in` is last
+read no later than the element of `out` that overwrites it is written. Decided on the kernel's
+blocks (the s_tir form LegalizeOps, FuseTIR and TOPI produce), conservatively:
+  - exactly one block writes `out`, once per element: data-parallel iterators only, no init;
+  - that block reads `in` only at the element it writes (the same index), before its store,
+    and does not read `out`;
+  - every other block that reads `in` belongs to a loop nest that finishes before the writing
+    block's nest begins;
+  - no call hands out buffer pointers (extern, packed, address_of), nothing re-views `in` or
+    `out` (match_buffer, DeclBuffer), and `in` is not written.
+An elementwise or injective kernel whose output index is its input index passes; a transpose,
+a reduction or a matmul that reads other elements afterwards does not. Every refusal says why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import tvm
+import tvm_ffi
+from tvm import s_tir, tirx
+from tvm.ir.expr import TensorLoad  # what a BufferLoad is in 0.27: .source, .indices
+
+# TIR calls that hand a buffer's address to code the analysis cannot see.
+POINTER_CALLS = frozenset({
+    "tirx.call_extern", "tirx.call_packed", "tirx.call_cpacked", "tirx.tvm_call_packed",
+    "tirx.tvm_call_cpacked", "tirx.call_llvm_intrin", "tirx.tvm_access_ptr", "tirx.address_of",
+    "tirx.tvm_call_packed_lowered", "tirx.tvm_call_cpacked_lowered",
+})
+
+
+@dataclass
+class _Block:
+    """One block of the kernel: what it loads and stores, and where it runs."""
+
+    name: str
+    nest: int  # the top-level statement (loop nest) of the root block it belongs to
+    spatial: bool  # data-parallel iterators only, and no init
+    loads: list[tuple[Any, Any]] = field(default_factory=list)  # (buffer, indices) in order
+    stores: list[tuple[Any, Any, int]] = field(default_factory=list)  # (buffer, indices, #loads)
+
+
+class _Walk:
+    """The kernel's blocks in program order, and what makes it unreadable to this analysis."""
+
+    def __init__(self) -> None:
+        self.blocks: list[_Block] = []
+        self.problems: list[str] = []
+        self.views: set[Any] = set()  # buffers re-viewed inside the kernel (and their sources)
+
+    def run(self, pf: tirx.PrimFunc) -> None:
+        body = pf.body
+        if isinstance(body, s_tir.SBlockRealize) and not body.block.iter_vars:
+            self.root(body.block)
+        else:
+            self.problems.append("the kernel is not made of blocks (s_tir)")
+
+    def root(self, block: s_tir.SBlock) -> None:
+        self.note_views(block)
+        stmts = list(block.body.seq) if isinstance(block.body, tirx.SeqStmt) else [block.body]
+        for nest, stmt in enumerate(stmts):
+            self.stmt(stmt, nest, None)
+
+    def note_views(self, block: s_tir.SBlock) -> None:
+        for m in block.match_buffers:
+            self.views |= {m.buffer, m.source.buffer}
+
+    def stmt(self, s: Any, nest: int, cur: _Block | None) -> None:
+        if isinstance(s, s_tir.SBlockRealize):
+            self.exprs([s.predicate, *s.iter_values], cur)
+            blk = s.block
+            self.note_views(blk)
+            spatial = all(int(iv.iter_type) == 0 for iv in blk.iter_vars) and blk.init is None
+            inner = _Block(str(blk.name_hint), nest, spatial)
+            self.blocks.append(inner)
+            if blk.init is not None:
+                self.stmt(blk.init, nest, inner)
+            self.stmt(blk.body, nest, inner)
+        elif isinstance(s, tirx.SeqStmt):
+            for x in s.seq:
+                self.stmt(x, nest, cur)
+        elif isinstance(s, tirx.BufferStore):
+            if cur is None:
+                self.problems.append("the kernel stores outside a block")
+                return
+            self.exprs([*s.indices, s.value], cur)
+            cur.stores.append((s.buffer, list(s.indices), len(cur.loads)))
+        elif isinstance(s, tirx.For):
+            self.exprs([s.min, s.extent], cur)
+            self.stmt(s.body, nest, cur)
+        elif isinstance(s, tirx.IfThenElse):
+            self.exprs([s.condition], cur)
+            self.stmt(s.then_case, nest, cur)
+            if s.else_case is not None:
+                self.stmt(s.else_case, nest, cur)
+        elif isinstance(s, tirx.DeclBuffer):
+            self.problems.append("the kernel declares a buffer over another's memory")
+        elif isinstance(s, (tirx.Evaluate, tirx.AssertStmt)):
+            self.exprs([s.value] if isinstance(s, tirx.Evaluate) else [s.condition], cur)
+        elif hasattr(s, "body") and isinstance(s, tirx.Stmt):  # LetStmt, AttrStmt, While, ...
+            self.exprs([getattr(s, a) for a in ("value", "condition") if hasattr(s, a)], cur)
+            self.stmt(s.body, nest, cur)
+        else:
+            self.problems.append(f"the kernel has a statement this analysis does not read "
+                                 f"({type(s).__name__})")
+
+    def exprs(self, es: list[Any], cur: _Block | None) -> None:
+        def on_load(ld: Any) -> None:
+            if cur is None:
+                self.problems.append("the kernel loads outside a block")
+            else:
+                cur.loads.append((ld.source, list(ld.indices)))
+
+        def on_call(c: Any) -> None:
+            if isinstance(c.op, tvm.ir.Op) and str(c.op.name) in POINTER_CALLS:
+                self.problems.append(f"the kernel passes buffer pointers to {c.op.name}")
+
+        for e in es:
+            if e is not None:
+                tvm_ffi.structural_walk(e, [(TensorLoad, on_load), (tvm.ir.Call, on_call)])
+
+
+def _same_index(a: list[Any], b: list[Any]) -> bool:
+    return len(a) == len(b) and all(tvm_ffi.structural_equal(x, y)
+                                    for x, y in zip(a, b, strict=True))
+
+
+def _same_buffer_type(a: Any, b: Any) -> bool:
+    ta, tb = a.ty, b.ty
+    return str(ta.dtype) == str(tb.dtype) and tvm_ffi.structural_equal(ta.shape, tb.shape)
+
+
+def inplace_refusal(pf: tirx.PrimFunc, out_param: int, in_param: int) -> str | None:
+    """Why writing parameter `out_param` into parameter `in_param`'s memory is unsafe for this
+    kernel (see the module docstring), or None when it is safe."""
+    params = list(pf.params)
+    out, inp = params[out_param], params[in_param]
+    if not all(isinstance(getattr(p, "ty", None), tirx.BufferType) for p in (out, inp)):
+        return "a parameter is not a buffer"
+    if not _same_buffer_type(out, inp):
+        return f"`{out.name}` and `{inp.name}` differ in shape or dtype"
+    walk = _Walk()
+    walk.run(pf)
+    if walk.problems:
+        return walk.problems[0]
+    if walk.views & {out, inp}:
+        return f"the kernel views `{inp.name}` or `{out.name}` through match_buffer"
+    if any(b is inp or inp.same_as(b) for blk in walk.blocks for b, _, _ in blk.stores):
+        return f"the kernel writes its input `{inp.name}` too"
+    writers = [b for b in walk.blocks if any(out.same_as(s) for s, _, _ in b.stores)]
+    if len(writers) != 1:
+        return f"{len(writers)} blocks write `{out.name}`" if writers else \
+            f"no block writes `{out.name}`"
+    w = writers[0]
+    if not w.spatial:
+        return f"block `{w.name}` is a reduction: it writes `{out.name}` more than once an element"
+    stores = [(idx, n) for s, idx, n in w.stores if out.same_as(s)]
+    if len(stores) != 1:
+        return f"block `{w.name}` stores into `{out.name}` more than once"
+    index, before = stores[0]
+    for k, (buf, idx) in enumerate(w.loads):
+        if out.same_as(buf):
+            return f"block `{w.name}` reads `{out.name}`, which would then be `{inp.name}`"
+        if inp.same_as(buf):
+            if not _same_index(idx, index):
+                return (f"block `{w.name}` reads `{inp.name}` at another element than the one "
+                        f"it writes")
+            if k >= before:
+                return f"block `{w.name}` reads `{inp.name}` after writing `{out.name}`"
+    for b in walk.blocks:
+        if b is w or not any(inp.same_as(buf) for buf, _ in b.loads):
+            continue
+        if b.nest >= w.nest:
+            return (f"block `{b.name}` reads `{inp.name}` after or while block `{w.name}` "
+                    f"writes `{out.name}`")
+    return None
