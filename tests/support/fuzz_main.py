@@ -73,19 +73,23 @@ def shrink(choices: Sequence[int], fails: Callable[[str], bool], budget: int = 3
 
 
 def pick_variants(spec: str) -> list[AnalysisOptions]:
-    """`all`, or comma-separated indices into VARIANTS or variant names (`1-closure+fs`)."""
+    """`all` (VARIANTS), `every` (every variant of AnalysisOptions), or comma-separated
+    indices into VARIANTS or variant names (`1-closure+fs`, `2-call+fs`)."""
     if spec == "all":
         return list(VARIANTS)
+    if spec == "every":
+        return list(AnalysisOptions.variants())
     out = []
     for item in spec.split(","):
         item = item.strip()
         if item.isdigit() and int(item) < len(VARIANTS):
             out.append(VARIANTS[int(item)])
             continue
-        named = [v for v in VARIANTS if v.name == item]
+        named = [v for v in AnalysisOptions.variants() if v.name == item]
         if not named:
             known = ", ".join(f"{i}: {v.name}" for i, v in enumerate(VARIANTS))
-            raise SystemExit(f"unknown variant {item!r} (known: {known})")
+            others = ", ".join(v.name for v in AnalysisOptions.variants() if v not in VARIANTS)
+            raise SystemExit(f"unknown variant {item!r} (known: {known}; also {others})")
         out.append(named[0])
     return out
 
@@ -96,7 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--n", type=int, default=100, help="number of programs (default 100)")
     ap.add_argument("--start", type=int, default=0, help="first seed (default 0)")
     ap.add_argument("--variants", default="all",
-                    help="'all', or comma-separated indices/ids of test_fuzz.VARIANTS")
+                    help="'all' (fuzz_checks.VARIANTS), 'every' (all 8), or comma-separated "
+                         "indices into VARIANTS or variant names")
     ap.add_argument("--checks", default=",".join(CHECKS),
                     help=f"comma-separated subset of {','.join(CHECKS)}")
     ap.add_argument("--no-shrink", action="store_true", help="save failing programs unshrunk")

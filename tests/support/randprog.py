@@ -191,7 +191,7 @@ FEATURES = ("refs", "closures", "escaping_closures", "higher_order", "closure_in
             "global_calls", "dead_writes", "tuple_patterns", "nested_patterns", "sequencing",
             "shadowing", "graph_bindings", "closure_in_adt", "mutual_recursion",
             "effectful_graph_node", "graph_node_across_scopes", "closure_tower",
-            "deep_capture", "stored_closure_called")
+            "deep_capture", "stored_closure_called", "adt_in_ref", "nested_tag_tests")
 
 MAX_DEPTH = 3  # block nesting (if/match arms, fn bodies)
 
@@ -291,7 +291,7 @@ class Generator:
             return T
         if kind == "R":
             return self.weighted([(8, R(T)), (2, R(self.fn_type(depth + 1))), (1, R(R(T))),
-                                  (1, R(P(T, R(T))))])
+                                  (1, R(P(T, R(T)))), (1, R(Opt(T))), (1, R(L(T)))])
         if kind == "P":
             return P(self.rand_type(depth + 1), self.rand_type(depth + 1))
         if kind == "F":
@@ -324,6 +324,8 @@ class Generator:
                 self.features.add("refs")
                 if x[1][0] == "F":
                     self.features.add("closure_in_ref")
+                elif x[1][0] in ("L", "O"):
+                    self.features.add("adt_in_ref")
             elif x[0] == "F":
                 self.features.add("closures")
             elif x[0] in ("L", "O"):
@@ -443,10 +445,11 @@ class Generator:
                 opts.append((4, lambda: "@" + self.pick(same).name))
         elif k == "L":
             self.ty(t)
-            opts += [(5, lambda: f"Cons({self.gen(t[1], sc)}, {self.gen(t, sc)})")]
+            opts += [(5, lambda: f"Cons({self.gen(t[1], sc)}, {self.gen(t, sc)})"),
+                     (2, lambda: self.read(R(t), sc))]
         elif k == "O":
             self.ty(t)
-            opts += [(4, lambda: f"Some({self.gen(t[1], sc)})")]
+            opts += [(4, lambda: f"Some({self.gen(t[1], sc)})"), (2, lambda: self.read(R(t), sc))]
         projs = [(n, i) for n, vt in sc.vars if vt[0] == "P" for i, f in enumerate(vt[1]) if f == t]
         if projs:
             opts.append((4, lambda: "{}.{}".format(*self.pick(projs))))
@@ -613,6 +616,135 @@ class Generator:
         clauses += self.arm("_" if self.flag(30) else "Nil", [], t, sc)
         return f"match ({name}) {{\n{clauses}{sc.indent}}}"
 
+    # ------------------------------------------------------------------------ tag tests
+    def tag_test(self, sc: Scope) -> None:
+        """A match whose clauses test constructor tags below the top (`Some(Some(_))`,
+        `Cons(_, Cons(_, _))`, `(None, _)`), mostly with wildcards alone, over a value whose
+        inner ADT parts are read from cells or returned by calls; arms write a cell that is
+        read afterwards, so which arm runs (decided by those cells' writes) is observable."""
+        self.features.update({"nested_tag_tests", "match", "adts"})
+        e = self.weighted([(3, T), (1, R(T))])
+        t = self.weighted([(3, Opt(Opt(e))), (3, L(e)), (2, P(Opt(e), T)), (1, Opt(L(e))),
+                           (1, P(L(e), Opt(e)))])
+        self.ty(t)  # declares the ADTs t uses
+        self.note(t)
+        cells = sc.of_type(R(T))
+        obs = self.pick(cells) if cells and self.flag(60) else \
+            self.bind(R(T), f"ref({self.gen(T, sc)})", sc, prefix="o")
+        scrut = self.tag_value(t, sc, 0)
+        if self.flag(50):
+            scrut = self.bind(t, scrut, sc, prefix="q")
+        rt = self.weighted([(3, UNIT), (2, T)])
+        clauses = ""
+        for k in range(self.integer(1, 3)):
+            binds: list[tuple[str, Ty]] = []
+            pattern = self.tag_pattern(t, binds, 1 if k == 0 else -1, 0)
+            clauses += self.tag_arm(pattern, binds, rt, obs, 70 if k == 0 else 40, sc)
+        clauses += self.tag_arm("_", [], rt, obs, 30, sc)
+        self.bind(rt, f"match ({scrut}) {{\n{clauses}{sc.indent}}}", sc, prefix="m")
+        if self.flag(70):
+            self.bind(T, f"ref_read({self.use(obs, sc)})", sc, prefix="r")
+
+    def tag_arm(self, pattern: str, binds: list[tuple[str, Ty]], t: Ty, obs: str, write: int,
+                sc: Scope) -> str:
+        """A clause of a tag test: perhaps a write of the observed cell, then a block."""
+        arm_sc = sc.child(binds)
+        arm_sc.indent += "  "
+        if self.flag(write):
+            arm_sc.lines.append(f"let {self.fresh('w')} = ref_write({self.use(obs, arm_sc)}, "
+                                f"{self.gen(T, arm_sc)});")
+        body = self.block(t, arm_sc)
+        return f"{sc.indent}  {pattern} => {{\n{body}\n{sc.indent}  }},\n"
+
+    def tag_pattern(self, t: Ty, binds: list[tuple[str, Ty]], need: int, depth: int) -> str:
+        """A pattern for type t of wildcards and constructors (a var now and then). need >= 0:
+        it has a constructor `need` or more levels below this one (0: here)."""
+        k = t[0]
+        nested = [i for i, f in enumerate(t[1]) if f[0] in ("O", "L")] if k == "P" else []
+        if need < 0:  # free
+            form = self.weighted([(3, "_"), (4 if k in ("O", "L", "P") else 0, "ctor"),
+                                  (1 if depth > 0 else 0, "var")])
+            if form == "_":
+                return "_"
+            if form == "var":
+                v = self.fresh("u")
+                binds.append((v, t))
+                return v
+        sub = need - 1 if need > 0 else -1
+        if k == "O":
+            if need < 1 and self.flag(35):
+                return "None"
+            return f"Some({self.tag_pattern(t[1], binds, sub, depth + 1)})"
+        if k == "L":
+            if need < 1 and self.flag(30):
+                return "Nil"
+            head_first = need > 0 and t[1][0] in ("O", "L") and self.flag(30)
+            head = self.tag_pattern(t[1], binds, sub if head_first else -1, depth + 1)
+            tail = self.tag_pattern(t, binds, -1 if head_first else sub, depth + 1)
+            return f"Cons({head}, {tail})"
+        assert k == "P", t
+        pick = self.pick(nested) if need >= 0 else -1
+        subs = [self.tag_pattern(f, binds, sub if i == pick else -1, depth + 1)
+                for i, f in enumerate(t[1])]
+        return self.tuple_text(subs)
+
+    def tag_value(self, t: Ty, sc: Scope, depth: int) -> str:
+        """A value of type t whose nested ADT parts come from cells and calls (tag_source)."""
+        k = t[0]
+        if k in ("O", "L") and (depth >= 2 or self.flag(80 if depth > 0 else 20)):
+            return self.tag_source(t, sc)
+        if k == "O":
+            return f"Some({self.tag_value(t[1], sc, depth + 1)})"
+        if k == "L":
+            return f"Cons({self.gen(t[1], sc)}, {self.tag_value(t, sc, depth + 1)})"
+        if k == "P":
+            return self.tuple_text([self.tag_value(f, sc, depth + 1) for f in t[1]])
+        return self.gen(t, sc)
+
+    def tag_source(self, u: Ty, sc: Scope) -> str:
+        """An ADT value of type u read from a cell, or returned by a call: a closure that reads
+        the cell (perhaps writing it first), or a function that returns u."""
+        calls = self.callees(u, sc)
+        how = self.weighted([(4, "cell"), (3 if sc.level > 1 else 0, "closure"),
+                             (3 if calls else 0, "call")])
+        if how == "call":
+            return self.call(self.pick(calls), sc)
+        cell = self.tag_cell(u, sc)
+        if how == "cell":
+            return f"ref_read({self.use(cell, sc)})"
+        body = sc.child(level=1)
+        if self.flag(40):
+            body.lines.append(f"let {self.fresh('w')} = ref_write({self.use(cell, body)}, "
+                              f"{self.tag_write_value(u, body)});")
+        text = "\n".join(body.indent + line for line in [*body.lines, f"ref_read({cell})"])
+        f = self.bind(F((), u, 1), f"fn () -> {self.ty(u)} {{\n{text}\n{sc.indent}}}", sc,
+                      prefix="k")
+        return f"{f}()"
+
+    def tag_cell(self, u: Ty, sc: Scope) -> str:
+        """A cell holding a u, perhaps written (with a value of another tag) after it is made."""
+        have = sc.of_type(R(u))
+        if have and self.flag(50):
+            cell = self.use(self.var(have), sc)
+        else:
+            init = "None" if u[0] == "O" else "Nil"
+            cell = self.bind(R(u), f"ref({init if self.flag(60) else self.gen(u, sc)})", sc,
+                             prefix="b")
+        if self.flag(70):
+            sc.lines.append(f"let {self.fresh('w')} = ref_write({cell}, "
+                            f"{self.tag_write_value(u, sc)});")
+        return cell
+
+    def tag_write_value(self, u: Ty, sc: Scope) -> str:
+        """A value of type u with a tag chosen here (or any value of type u)."""
+        form = self.integer(0, 3)
+        if form == 0:
+            return self.gen(u, sc)
+        if u[0] == "O":
+            return "None" if form == 1 else f"Some({self.gen(u[1], sc)})"
+        tail = "Nil" if form < 3 else f"Cons({self.gen(u[1], sc)}, Nil)"
+        return "Nil" if form == 1 else f"Cons({self.gen(u[1], sc)}, {tail})"
+
     def lambda_text(self, t: Ty, sc: Scope, simple: bool = False) -> str:
         """A closure literal of type t capturing the current scope."""
         self.features.add("closures")
@@ -643,6 +775,7 @@ class Generator:
             (6, "graph"),
             (9 if graphs else 0, "use_graph"),
             (4 if sc.depth < MAX_DEPTH else 0, "tower"),
+            (5 if sc.depth < MAX_DEPTH else 0, "tag_test"),
         ])
         if kind == "bind":
             t = self.rand_type()
@@ -654,6 +787,8 @@ class Generator:
             self.bind(t, self.use(name, sc), sc, prefix="g")
         elif kind == "tower":
             self.tower(sc)
+        elif kind == "tag_test":
+            self.tag_test(sc)
         elif kind in ("write", "overwrite"):
             r, rt = refs[-1] if self.flag(40) else self.pick(refs)
             for _ in range(2 if kind == "overwrite" else 1):
@@ -857,13 +992,15 @@ class Generator:
             for _ in range(self.integer(0, 2)):
                 higher = F((T,), T, self.integer(1, level - 1))
                 extra.append(self.weighted([(5, T), (3, R(T)), (2, higher),
-                                            (2, F((T,), UNIT, 1)), (1, P(T, R(T)))]))
+                                            (2, F((T,), UNIT, 1)), (1, P(T, R(T))),
+                                            (1, R(Opt(T)))]))
             params: list[Ty] = [T, *extra]
             if kind == "count":
                 params = [INT, *params]
             elif kind == "list":
                 params = [L(self.weighted([(1, T), (1, R(T))])), *params]
-            ret = self.weighted([(5, T), (2, UNIT), (2, R(T)), (1, F((T,), T, 1)), (1, P(T, R(T)))])
+            ret = self.weighted([(5, T), (2, UNIT), (2, R(T)), (1, F((T,), T, 1)), (1, P(T, R(T))),
+                                 (1, Opt(T)), (1, L(T))])
             for p in params:
                 self.note(p)
             if pair and prev:
