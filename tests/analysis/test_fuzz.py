@@ -12,8 +12,8 @@ tests/support/fuzz_checks.py:
 
 Hypothesis drives the generator here (derandomized, so CI is deterministic, and shrinking);
 `python -m tests.support.fuzz_main` runs the same checks on seeded programs in bulk. A failing
-program is saved under tests/data/regressions/ (named by content hash), and every file there is
-replayed on every run.
+program is saved under tests/data/regressions/ (named by content hash, then renamed after what
+it pins), and every file there is replayed on every run.
 """
 
 from __future__ import annotations

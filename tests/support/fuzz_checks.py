@@ -1,7 +1,8 @@
 """The checks (dce, oracle, engines) a random Relay program goes through, and its regressions.
 
 Shared by tests/analysis/test_fuzz.py (hypothesis-driven) and `python -m tests.support.fuzz_main`
-(seeded, in bulk); a failing program is saved under tests/data/regressions/ by content hash.
+(seeded, in bulk); a failing program is saved under tests/data/regressions/, named by content
+hash until someone renames it after what it pins.
 """
 
 from __future__ import annotations
@@ -157,15 +158,18 @@ def check_program(text: str, variants: Sequence[AnalysisOptions] = VARIANTS,
 
 
 def save_regression(text: str, failure: Failure, found_by: str) -> Path:
-    """Save a failing program under tests/data/regressions/<content hash>.relay (idempotent)."""
+    """Save a failing program as tests/data/regressions/<content hash>.relay, unless a file
+    there already holds it (under its hash, or renamed after what it pins: its `// hash:` line)."""
     REGRESSIONS.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    for old in regression_files():
+        if old.stem == digest or f"// hash: {digest}\n" in old.read_text():
+            return old
     path = REGRESSIONS / f"{digest}.relay"
-    if not path.exists():
-        first = " ".join(failure.message.split())[:300]
-        header = (f"// fuzz counterexample: {failure.check} ({failure.variant}) failed\n"
-                  f"// found by: {found_by}\n// {first}\n")
-        path.write_text(header + text)
+    first = " ".join(failure.message.split())[:300]
+    header = (f"// fuzz counterexample: {failure.check} ({failure.variant}) failed\n"
+              f"// hash: {digest}\n// found by: {found_by}\n// {first}\n")
+    path.write_text(header + text)
     return path
 
 
