@@ -294,6 +294,8 @@ class AnalysisResult(Verdicts):
                 kind = f"@{callee.name_hint}(...)"
             elif isinstance(callee, A.Var):
                 kind = f"{_var_name(callee)}(...)"
+            elif isinstance(callee, A.Constructor):
+                kind = f"{callee.name_hint}(...)"
             else:
                 kind = "a call"
         return f"{kind or type(node).__name__}{self.where(node)}"

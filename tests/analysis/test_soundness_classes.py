@@ -5,7 +5,10 @@ Class 1 - shared graph nodes: TVM's debug executor runs ToANormalForm first, so 
 in several places is evaluated once, in the innermost scope common to its uses; the interpreter,
 the analysis and DCE must all mean that. Class 2 - 1-closure contexts: a variable captured two
 or more closure levels up must have its value in the innermost closure's contexts.
-(Classes 3 and 4, Relax, are pinned by the Relax tests.)
+(Classes 3 and 4, Relax, are pinned by the Relax tests.) Class 5 (issue 27) - tag tests below
+the top: `Some(Some(_))`, `Cons(_, Cons(_, _))`, `(Some(_), _)` look at the tag of a field,
+bound to a variable or not, so the write that decides it decides which arm runs; the programs
+are the corpus's match_tag_test_*.relay, checked under all eight variants.
 """
 
 from __future__ import annotations
@@ -13,11 +16,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aliaslog.analysis import analysis_program
+from aliaslog.analysis import analysis_program, analyze
+from aliaslog.analysis_dce import remove_relay_bindings
+from aliaslog.cli import main
+from aliaslog.options import AnalysisOptions
 from extractor.relay.ast import Let, post_order
 from extractor.relay.interpreter import evaluate, flatten_value, random_inputs
 from extractor.relay.parser import parse
-from tests.support.fuzz_checks import VARIANTS, check_program
+from tests.support.corpus import DATA, let_names, read_header
+from tests.support.fuzz_checks import VARIANTS, build_program, check_program
+from tests.support.options import EMBEDDED
 
 V = '#[version = "0.0.5"]\n'
 
@@ -146,3 +154,32 @@ def test_a_shared_node_is_one_binding_of_the_analysed_program() -> None:
     mod = parse(V + "def @main(%x: float32) {\n" + "\n".join(lines) + "\n  %39\n}\n")
     lets = [n for n in post_order(analysis_program(mod).functions["main"]) if isinstance(n, Let)]
     assert len(lets) == 40  # graph bindings are no lets: the body needs no alias
+
+
+CLASS5 = sorted(DATA.glob("match_tag_test_*.relay"))
+EVERY_VARIANT = AnalysisOptions.variants()
+
+
+@pytest.mark.parametrize("opts", EVERY_VARIANT, ids=lambda o: o.name)
+@pytest.mark.parametrize("path", CLASS5, ids=lambda p: p.stem)
+def test_a_tag_test_keeps_the_write_that_decides_it(path, opts) -> None:
+    """Every variant keeps the writes that decide a tested tag (and the arm's write), drops the
+    writes of fields no pattern tests or binds, and its DCE changes no observation."""
+    text = path.read_text()
+    header = read_header(text, path.name)
+    names = let_names(remove_relay_bindings(analyze(build_program(text, str(path)), opts,
+                                                    engine=EMBEDDED)))
+    assert [n for n in header.expect_kept if not names[n]] == []
+    assert [n for n in header.expect_dead if names[n]] == []
+    failures = check_program(text, [opts], ("dce", "oracle"), name=path.name)
+    assert not failures, "\n".join(f"{f.variant}: {f.message}" for f in failures)
+
+
+def test_explain_walks_from_a_tested_field_to_the_match(capsys) -> None:
+    """`explain` on the deciding write names the tested field and the match that tests it."""
+    path = DATA / "match_tag_test_nested_option.relay"
+    assert main(["explain", str(path), "%wbox", "--engine", "embedded"]) == 0
+    out = capsys.readouterr().out
+    assert "because field 0 of Some(...) (line 14) is used" in out
+    assert "because evaluating a match (line 15) has a demanded effect" in out
+    assert out.rstrip().endswith("(the entry's result)")
