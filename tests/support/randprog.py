@@ -16,8 +16,10 @@ Shapes the analysis must get right and that plain let-bound code never shows: gr
 (`%N = e;`, one shared node, evaluated once where ToANormalForm binds it) with effects, used in
 nested closures and if / match arms as well as where they are defined; towers of closures nested
 three or four deep whose innermost body reads and writes cells captured from several levels up,
-stores outer values in its own cells and writes through aliases of them; and closures parked in
-cells and tuples and called later.
+stores outer values in its own cells and writes through aliases of them; closures parked in
+cells and tuples and called later; and matches whose patterns test constructor tags below the
+top (`Some(Some(_))`, `Cons(_, Cons(_, _))`, `(None, _)`, mostly wildcards alone) over values
+read from cells and returned by calls, with arms that write a cell read afterwards.
 
 Termination: every callable has a level (a global's is fixed; a closure's is part of its
 generator-side type, so a value of level k is only ever stored where level k is expected). A body
