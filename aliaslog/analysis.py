@@ -10,10 +10,12 @@ from __future__ import annotations
 import os
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
+from typing import Any
 
 from datalog_rules import MAIN
+from extractor.effect_table import effect_sources
 from extractor.relay import ast as A
 from extractor.relay.transforms.prepare import Prepared, prepare_for_analysis
 from extractor.relay_facts import Extraction, extract_relay, load_op_effects
@@ -349,7 +351,7 @@ def analyze(
     engine: EngineOptions = DEFAULT_ENGINE,
     entry: str = "main",
     keep_files: str | os.PathLike[str] | None = None,
-    op_effects: Sequence[str] = (),
+    op_effects: Any = (),
     explain: bool = True,
     points_to: bool = True,
 ) -> AnalysisResult:
@@ -368,7 +370,8 @@ def analyze(
     prepared = prepare_for_analysis(mod)
     timings["prepare"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    extraction = extract_relay(prepared.module, entry, load_op_effects(*op_effects))
+    extraction = extract_relay(prepared.module, entry,
+                               load_op_effects(*effect_sources(op_effects)))
     timings["facts"] = time.perf_counter() - t0
     verdicts = pipeline.run(MAIN, extraction.facts, engine=engine, defines=options.defines(),
                             read_back=(READ_BACK if points_to else set())

@@ -8,7 +8,8 @@ binding blocks of one SeqExpr laid end to end in one program-order block (`block
 
 from __future__ import annotations
 
-import os
+import difflib
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,8 +18,19 @@ import tvm
 import tvm_ffi
 from tvm import relax, s_tir, tirx
 
-from .effect_table import ExtractError, TirCallEffect, load_effect_table, load_tir_effect_table
+from .effect_table import (
+    DECLARED,
+    SIGNATURE_ITEMS,
+    Effect,
+    EffectSource,
+    ExtractError,
+    TirCallEffect,
+    load_effect_table,
+    load_tir_effect_table,
+)
 from .facts import FactSet
+
+log = logging.getLogger("aliaslog.effects")
 
 DEFAULT_RELAX_EFFECTS = Path(__file__).with_name("relax_effects.tsv")
 DEFAULT_TIR_EFFECTS = Path(__file__).with_name("tir_packed_effects.tsv")
@@ -54,12 +66,37 @@ TIR_PACKED_CALLS = frozenset({"tirx.call_packed", "tirx.call_cpacked", "tirx.tvm
                               "tirx.tvm_call_cpacked"})
 
 
-def load_relax_effects(*paths: str | os.PathLike[str]) -> dict[str, str]:
-    """The Relax op / packed-function effect table: shipped defaults, then `paths` in order."""
-    return load_effect_table(DEFAULT_RELAX_EFFECTS, *paths)
+def load_relax_effects(*sources: EffectSource) -> dict[str, Effect]:
+    """The Relax op / packed-function effect table: shipped defaults, what Python code declared
+    (aliaslog.relax.packed_effects), then the user's tables (files or dicts) in order. A user
+    entry naming no operator or registered function gets a warning with the closest name."""
+    shipped = load_effect_table(DEFAULT_RELAX_EFFECTS)
+    user = load_effect_table(*sources)
+    _warn_unknown(user, shipped)
+    return {**shipped, **DECLARED, **user}
 
 
-def load_tir_effects(*paths: str | os.PathLike[str]) -> dict[str, TirCallEffect]:
+_WARNED: set[str] = set()
+
+
+def _warn_unknown(user: dict[str, Effect], shipped: dict[str, Effect]) -> None:
+    """Warn (once a name) about entries that name nothing TVM knows: probably misspelt."""
+    unknown = [n for n in user if n not in shipped and n not in _WARNED]
+    if not unknown:
+        return
+    known = set(shipped) | set(DECLARED) | set(tvm.ir.Op.list_op_names()) | set(
+        tvm_ffi.registry.list_global_func_names())
+    for name in unknown:
+        if name in known:
+            continue
+        _WARNED.add(name)
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f"; did you mean `{close[0]}`?" if close else ""
+        log.warning("op effects: `%s` (%s) is no Relax operator or registered packed "
+                    "function%s", name, user[name].where, hint)
+
+
+def load_tir_effects(*paths: EffectSource) -> dict[str, TirCallEffect]:
     """The table of packed functions TIR kernels call: shipped defaults, then `paths`."""
     return load_tir_effect_table(DEFAULT_TIR_EFFECTS, *paths)
 
@@ -91,7 +128,7 @@ class RelaxExtraction:
     entries: list[str]
 
 
-def extract_relax(mod: tvm.IRModule, effects: dict[str, str] | None = None,
+def extract_relax(mod: tvm.IRModule, effects: dict[str, Effect] | None = None,
                   entries: list[str] | None = None,
                   tir_effects: dict[str, TirCallEffect] | None = None,
                   param_modes: dict[tuple[str, str], str] | None = None) -> RelaxExtraction:
@@ -113,6 +150,20 @@ def default_entries(mod: tvm.IRModule) -> list[str]:
     funcs = relax_functions(mod)
     public = [n for n in funcs if mod[n].attrs is not None and "global_symbol" in mod[n].attrs]
     return public or funcs
+
+
+def check_param_modes(mod: tvm.IRModule, modes: Any, entries: list[str] | None = None) -> None:
+    """Refuse a declared parameter (donated, mutable) that is no parameter of an entry
+    function, naming what there is: before any pass runs, and again at extraction."""
+    entries = entries if entries is not None else default_entries(mod)
+    for fn, param in sorted(modes):
+        if fn not in entries:
+            raise ExtractError(f"@{fn} is not an entry function of the module (entries: "
+                               f"{', '.join('@' + e for e in entries)})")
+        names = [str(p.name) for p in mod[fn].params]
+        if param not in names:
+            raise ExtractError(f"@{fn} has no parameter `{param}` (has: "
+                               f"{', '.join(names) or 'none'})")
 
 
 def _is_var(e: Any) -> bool:
@@ -236,7 +287,7 @@ def _described_writes(c: Any, table: dict[str, TirCallEffect]) -> list[Any] | No
 
 
 class _RelaxExtractor:
-    def __init__(self, mod: tvm.IRModule, effects: dict[str, str],
+    def __init__(self, mod: tvm.IRModule, effects: dict[str, Effect],
                  tir_effects: dict[str, TirCallEffect], entries: list[str] | None,
                  param_modes: dict[tuple[str, str], str]) -> None:
         self.mod = mod
@@ -258,14 +309,7 @@ class _RelaxExtractor:
                 raise ExtractError(f"no Relax function @{e} in the module (has: "
                                    f"{', '.join('@' + n for n in self.relax_funcs) or 'none'})")
         self.entries = entries
-        for fn, param in sorted(param_modes):
-            if fn not in entries:
-                raise ExtractError(f"@{fn} is not an entry function of the module (entries: "
-                                   f"{', '.join('@' + e for e in entries)})")
-            names = [str(p.name) for p in mod[fn].params]
-            if param not in names:
-                raise ExtractError(f"@{fn} has no parameter `{param}` (has: "
-                                   f"{', '.join(names) or 'none'})")
+        check_param_modes(mod, param_modes, entries)
 
     # ----------------------------------------------------------------------------- ids
     def nid(self, key: Any, obj: Any = None) -> str:
@@ -298,7 +342,13 @@ class _RelaxExtractor:
             if isinstance(key, tuple) and key[0] == "output":
                 self.ids.node_binding[nid] = self.ids.node_binding[key[1]]
         for name in sorted(self.callees_used):
-            f.add("op_effect", name, self.effects.get(name, self.callees_used[name]))
+            effect = self.effect(name)
+            f.add("op_effect", name, effect.kind)
+            if effect.signature:
+                f.add("op_sig", name, "signature", -1)
+                for item in SIGNATURE_ITEMS:
+                    for pos in sorted(getattr(effect, item)):
+                        f.add("op_sig", name, item, pos)
         f.seal()
         return RelaxExtraction(f, self.ids, self.mod, list(self.entries))
 
@@ -570,6 +620,10 @@ class _RelaxExtractor:
         self.f.add("closure_call", n, closure)
         self.ids.callee_name[n] = INVOKE_CLOSURE
 
+    def effect(self, name: str) -> Effect:
+        """What the tables say `name` does; else its default (FPurity: none, else unknown)."""
+        return self.effects.get(name) or Effect(self.callees_used.get(name, "unknown"))
+
     def op_call(self, n: str, kind: str, name: str, default_effect: str) -> None:
         self.f.add("rx_call", n, kind, name)
         self.callees_used.setdefault(name, default_effect)
@@ -604,7 +658,7 @@ class _RelaxExtractor:
         if name in ALLOC_TENSOR:
             f.add("alloc_site", n, "tensor")
             return
-        if self.effects.get(name) == "view" and arg_ids:
+        if self.effect(name).kind == "view" and arg_ids:
             f.add("view_of", n, arg_ids[0], "view op")
             if name in OFFSET_VIEWS:
                 self.extent(n, c.args[3] if len(c.args) > 3 else None, c)
@@ -684,15 +738,16 @@ class _RelaxExtractor:
     def packed_call(self, c: relax.Call, n: str, name: str, arg_ids: list[str],
                     inplace: list[int], how: str) -> None:
         """What the effect table says a packed function does: `writes` fills its last argument,
-        `view` returns its first; otherwise the result is fresh (the rules add what an `alias`
-        or opaque function may return)."""
-        effect = self.effects.get(name, "unknown")
-        for k in inplace:
+        a signature writes its `writes=` arguments in place, `view` returns its first;
+        otherwise the result is fresh (the rules add what an `alias`, a signature's `returns=`
+        or an opaque function may return)."""
+        effect = self.effect(name)
+        for k in sorted(set(inplace) | set(effect.writes)):
             if 0 <= k < len(arg_ids):
                 self.f.add("mem_write", n, arg_ids[k], "inplace")
-        if effect == "writes" and arg_ids:
+        if effect.kind == "writes" and arg_ids:
             self.f.add("mem_write", n, arg_ids[-1], how)
-        if effect == "view" and arg_ids and not inplace:
+        if effect.kind == "view" and arg_ids and not inplace:
             self.f.add("view_of", n, arg_ids[0], f"{name} returns a view")
             if name in OFFSET_VIEWS:  # call_pure_packed(f, args...) or a call of f(args...)
                 raw = list(c.args[1:]) if isinstance(c.op, tvm.ir.Op) else list(c.args)

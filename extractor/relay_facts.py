@@ -6,13 +6,12 @@ so the same program always gives byte-identical fact files.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator, Mapping, ValuesView
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from .diagnostics import gc_paused
-from .effect_table import ExtractError, load_effect_table
+from .effect_table import EffectSource, ExtractError, load_effect_table
 from .facts import FactSet
 from .relay import ast as A
 from .relay.ops import OPS
@@ -20,10 +19,12 @@ from .relay.ops import OPS
 T = TypeVar("T")
 
 
-def load_op_effects(*paths: str | os.PathLike[str]) -> dict[str, str]:
+def load_op_effects(*sources: EffectSource) -> dict[str, str]:
     """The Relay operator effect table: each registered operator's declared effect, overridden
-    by the tables at `paths` in order (`--op-effects FILE`); an operator not in it is unknown."""
-    return {**{name: op.effect for name, op in OPS.items()}, **load_effect_table(*paths)}
+    by the tables (files or dicts) in order (`--op-effects FILE`); an operator not in it is
+    unknown. A signature becomes the one-word kind Relay's rules read."""
+    user = {name: e.relay_kind() for name, e in load_effect_table(*sources).items()}
+    return {**{name: op.effect for name, op in OPS.items()}, **user}
 
 
 class Numbered(Mapping[str, T]):

@@ -111,6 +111,10 @@ SCHEMA: tuple[Relation, ...] = (
          "or branch in between: no read can see the first write's value"),
     # --- effects
     _rel("op_effect", "op:Op, effect:Effect", "what calling an operator may do (data table)"),
+    _rel("op_sig", "op:Op, item:symbol, pos:number",
+         "op's signature says what it does with argument pos: reads, writes (in place), returns "
+         "(its result may be or hold that argument's memory), keeps (after it returns); item "
+         "`signature` with pos -1: op has a signature (and is opaque in nothing else)"),
     _rel("run_nonce", "token:symbol",
          "a token chosen afresh for each solve (empty in written fact files); the rules echo it "
          "in results_of, so the read-back knows the results are of these facts"),
@@ -139,7 +143,8 @@ SCHEMA: tuple[Relation, ...] = (
          "which a call of it passes as f's parameters k, k+1, ... after the call's arguments"),
     _rel("param_mode", "p:Node, mode:symbol",
          "the caller declares what entry parameter p is for: donated (it gives the tensor up, "
-         "so writes into it are allowed)"),
+         "so writes into it are allowed), mutable (state the function updates in place: writes "
+         "into it are intended)"),
     _rel("closure_call", "c:Node, clo:Node",
          "c calls the closure value of clo; its other arguments are call_arg 0, 1, ..."),
     _rel("kill", "n:Node, target:Node, what:symbol",

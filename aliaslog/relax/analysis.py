@@ -9,7 +9,6 @@ import io
 import os
 import re
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from tvm import relax
 
 from datalog_rules import RELAX_MAIN
 from extractor.diagnostics import gc_paused
+from extractor.effect_table import effect_sources
 from extractor.relax_facts import (
     RelaxExtraction,
     extract_relax,
@@ -278,8 +278,8 @@ def analyze_relax(
     *,
     point: str = "input",
     engine: EngineOptions = DEFAULT_ENGINE,
-    op_effects: Sequence[str] = (),
-    tir_effects: Sequence[str] = (),
+    op_effects: Any = (),
+    tir_effects: Any = (),
     entries: list[str] | None = None,
     keep_files: str | os.PathLike[str] | None = None,
     param_modes: dict[tuple[str, str], str] | None = None,
@@ -288,8 +288,9 @@ def analyze_relax(
 ) -> RelaxResult:
     """Lower `mod` to an extraction point, extract facts, and run the pipeline on relax.dl.
 
-    `op_effects` / `tir_effects`: extra effect tables (files) for Relax ops and packed
-    functions, and for the packed functions TIR kernels call. `param_modes`: (entry function,
+    `op_effects` / `tir_effects`: extra effect tables for Relax ops and packed functions, and
+    for the packed functions TIR kernels call: a path, a {name: effect} dict, or a list of
+    them. `param_modes`: (entry function,
     parameter name) -> `donated`. `program` / `read_back`: a rule file that includes relax.dl
     and asks more of it (relax_inplace.dl), and the relations to read back from it.
     """
@@ -299,8 +300,8 @@ def analyze_relax(
     at = to_point(mod, point)
     timings["lower"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    extraction = extract_relax(at, load_relax_effects(*op_effects), entries,
-                               load_tir_effects(*tir_effects), param_modes)
+    extraction = extract_relax(at, load_relax_effects(*effect_sources(op_effects)), entries,
+                               load_tir_effects(*effect_sources(tir_effects)), param_modes)
     timings["facts"] = time.perf_counter() - t0
     verdicts = pipeline.run(program, extraction.facts, engine=engine, read_back=set(read_back),
                             keep_files=keep_files, timings=timings)
