@@ -407,6 +407,22 @@ def _relax_arguments(sp: argparse.ArgumentParser) -> None:
     _tir_effects_argument(sp)
 
 
+def _ci_arguments(sp: argparse.ArgumentParser) -> None:
+    """What `check` and `audit` share for CI: output format, baselines, declared state."""
+    sp.add_argument("--format", choices=["text", "json", "sarif"], default="text",
+                    help="text (default), json (kind, severity, bindings, lines, point; audit "
+                         "adds introduced_by, pass_index), or sarif (SARIF 2.1.0)")
+    sp.add_argument("--json", dest="format", action="store_const", const="json",
+                    help="the same as --format json")
+    sp.add_argument("--baseline", metavar="FILE",
+                    help="findings listed in FILE are known: reported, but only new ones fail")
+    sp.add_argument("--write-baseline", metavar="FILE", type=output_file_arg,
+                    help="write the findings found now to FILE (a baseline for --baseline)")
+    sp.add_argument("--mutable", metavar="FUNC:PARAM,...", default="",
+                    help="entry parameters that are state updated in place (a KV cache): "
+                         "writes into them are intended; stale reads of them still fail")
+
+
 def _memory_arguments(sp: argparse.ArgumentParser) -> None:
     """What `inplace` and `memory` share: the module, donations, target, engine, tables."""
     sp.add_argument("file", help="a TVMScript file (a Python file defining an IRModule)")
@@ -563,13 +579,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--module", metavar="NAME", help="which IRModule of FILE")
     sp.add_argument("--at", default="input,legalized,lowered",
                     help="extraction points to check, comma-separated (default: all three)")
-    sp.add_argument("--json", action="store_true",
-                    help="print the findings as JSON (kind, severity, bindings, lines, point)")
     sp.add_argument("--strict", action="store_true",
                     help="warnings (purity-asserted) count as violations for the exit status")
+    _ci_arguments(sp)
     EngineOptions.add_arguments(sp)
     sp.add_argument("--op-effects", action="append", default=[], metavar="FILE",
-                    help="extra effect table (name<TAB>effect)")
+                    help="extra effect table (name<TAB>effect or name<TAB>signature)")
     _tir_effects_argument(sp)
     sp.set_defaults(func=lambda a: relax_cli.cmd_check(a))
 
@@ -583,9 +598,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--pipeline", default="default",
                     help="relax.build's pipeline: default, zero, or none (default: default)")
     sp.add_argument("--target", default="llvm", help="TVM target (default: llvm)")
-    sp.add_argument("--json", action="store_true",
-                    help="print the passes and findings as JSON (check, severity, "
-                         "introduced_by, pass_index, bindings)")
+    _ci_arguments(sp)
     sp.add_argument("-o", "--output", metavar="REPORT.html", type=output_file_arg,
                     help="write an HTML report: the passes, and each finding's TVMScript "
                          "before and after its pass")
@@ -648,9 +661,21 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+    """The parser of subcommand `name` (the top-level one when there is none)."""
+    for action in parser._subparsers._group_actions if parser._subparsers else ():  # noqa: SLF001
+        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+            return action.choices.get(name, parser)
+    return parser
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `aliaslog` console script."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # the subcommand's usage, not the top level's, says what it takes
+        sub = _subparser(parser, args.command)
+        sub.error(f"unrecognized arguments: {' '.join(extra)}")
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
     try:

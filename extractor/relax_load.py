@@ -14,7 +14,9 @@ import io
 import os
 import re
 import runpy
+import sys
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
 
 import tvm
@@ -32,15 +34,25 @@ def load_relax_modules(path: str | os.PathLike[str]) -> dict[str, tvm.IRModule]:
     p = Path(path)
     if not p.is_file():
         raise ExtractError(f"{p}: no such file")
-    text = p.read_text(encoding="utf-8", errors="replace")
+    raw = p.read_bytes()
+    try:
+        if b"\0" in raw:
+            raise UnicodeDecodeError("utf-8", raw, raw.index(b"\0"), raw.index(b"\0") + 1,
+                                     "a NUL byte")
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise ExtractError(f"expected a TVMScript (Python) file, found binary data ({exc.reason} "
+                           f"at byte {exc.start})", Span(str(p), line, 1), "") from None
     try:
         compile(text, str(p), "exec")
     except SyntaxError as exc:
         raise ExtractError(f"expected Python (TVMScript): {exc.msg}",
                            Span(str(p), exc.lineno or 1, exc.offset or 1), text) from None
     err = io.StringIO()
+    here = str(p.resolve().parent)  # the file's own directory, as `python FILE` would have it
     try:
-        with contextlib.redirect_stderr(err):
+        with contextlib.redirect_stderr(err), _on_path(here):
             ns = runpy.run_path(str(p), run_name=f"aliaslog_input_{abs(hash(str(p)))}")
     except BaseException as exc:  # noqa: BLE001 - any failure of the user's file is reported
         if isinstance(exc, KeyboardInterrupt):
@@ -55,6 +67,17 @@ def load_relax_modules(path: str | os.PathLike[str]) -> dict[str, tvm.IRModule]:
         raise ExtractError(f"{p}: expected a Python file that defines a tvm.IRModule "
                            "(e.g. an `@I.ir_module class Module:`); found none")
     return mods
+
+
+@contextlib.contextmanager
+def _on_path(directory: str) -> Iterator[None]:
+    """`directory` first on sys.path while a user's file runs, so its sibling imports work."""
+    sys.path.insert(0, directory)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ValueError):
+            sys.path.remove(directory)
 
 
 _DIAG_AT = re.compile(r"-->\s*(.+?):(\d+):(\d+)")
@@ -77,8 +100,10 @@ def _line_in(exc: BaseException, path: Path) -> int | None:
     return line
 
 
-def load_relax_module(path: str | os.PathLike[str], name: str | None = None) -> tvm.IRModule:
-    """One IRModule from a file: the one named `name`, or the only one."""
+def load_relax_module(path: str | os.PathLike[str], name: str | None = None,
+                      flag: str = "--module") -> tvm.IRModule:
+    """One IRModule from a file: the one named `name`, or the only one (`flag`: the option
+    that chooses it, for the error message)."""
     mods = load_relax_modules(path)
     if name is not None:
         if name not in mods:
@@ -86,7 +111,7 @@ def load_relax_module(path: str | os.PathLike[str], name: str | None = None) -> 
                                f"(defines: {', '.join(sorted(mods))})")
     elif len(mods) > 1:
         raise ExtractError(f"{path} defines several IRModules ({', '.join(sorted(mods))}); "
-                           "choose one with --module NAME")
+                           f"choose one with {flag} NAME")
     else:
         name = next(iter(mods))
     require_well_formed(mods[name], f"{path}: IRModule `{name}`")

@@ -13,7 +13,8 @@ CSS = """body{font:14px/1.4 system-ui,sans-serif;margin:2em;max-width:1200px}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}
 tr.bad td{background:#fde2e2}pre{background:#f6f6f6;padding:6px;overflow-x:auto;font-size:12px}
 .hit{background:#ffe08a;display:block}.finding{border-left:4px solid #c33;padding-left:1em}
-.cols{display:grid;grid-template-columns:1fr 1fr;gap:1em}"""
+.cols{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1em}
+.cols>div{min-width:0}"""
 
 
 def _excerpt(script: str, lines: set[int], context: int = 3) -> str:
@@ -68,17 +69,24 @@ def render(report: AuditReport, file: str) -> str:
     failed = ("" if report.failed is None else
               f"<p><b>TVM's pipeline failed in {escape(report.failed[0])}:</b> "
               f"{escape(report.failed[1])}</p>")
-    given = [f for f in report.findings if f.pass_index == 0]
+    errors = report.errors
+    warnings = len(report.findings) - len(errors)
+    given = sum(f.pass_index == 0 for f in errors)
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>aliaslog audit "
             f"{escape(Path(file).name)}</title><style>{CSS}</style></head><body>"
             f"<h1>aliaslog audit: {escape(file)}</h1>"
             f"<p>target {escape(report.target)}, pipeline {escape(report.pipeline)}, "
             f"passes before it: {escape(', '.join(report.passes) or 'none')}; "
-            f"{len(report.errors)} error findings, {len(given)} in the module as given</p>"
+            f"{_count(len(errors), 'error finding')} ({given} in the module as given), "
+            f"{_count(warnings, 'warning')}</p>"
             f"{failed}<h2>Passes</h2><table><tr><th>#</th><th>pass</th><th>inner pass</th>"
             f"<th>changed</th><th>new findings</th><th>analysis error</th></tr>{rows}</table>"
             f"<h2>Findings</h2>" + ("".join(_finding(f, report) for f in report.findings)
                                     or "<p>none</p>") + "</body></html>")
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'s' * (n != 1)}"
 
 
 def write_html(report: AuditReport, file: str, path: str) -> None:

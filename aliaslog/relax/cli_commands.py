@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from collections.abc import Callable
+from typing import Any
 
 from extractor.relax_load import POINTS, load_relax_module, to_point
 
@@ -29,35 +32,96 @@ def _options(args: argparse.Namespace) -> dict[str, object]:
             "tir_effects": args.tir_effects}
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("aliaslog")
+    except PackageNotFoundError:
+        return "0"
+
+
+def _ci_options(args: argparse.Namespace, mod: Any) -> dict[str, object]:
+    """The analysis options plus the entry parameters declared mutable state (checked against
+    the module before anything runs)."""
+    from extractor.relax_facts import check_param_modes
+
+    modes = {pair: "mutable" for pair in parse_params(args.mutable, "--mutable")}
+    check_param_modes(mod, modes)
+    return {**_options(args), **({"param_modes": modes} if modes else {})}
+
+
+def _report(args: argparse.Namespace, findings: list, notes: list[str], as_json: dict,
+            fails: Callable[[Any], bool], more: Callable[[Any], str] = lambda f: "",
+            scope: str = "", head: str = "", label: str | None = None) -> int:
+    """Print the findings (text, json or sarif) against a baseline, write one if asked; exit 1
+    if a finding that `fails` says counts is new. `more`: text under a finding; `head`: what
+    the summary line says first; `scope`: what the verdict covers, when less than asked."""
+    from .baseline import load_baseline, split, write_baseline
+    from .sarif import sarif_log
+
+    known = load_baseline(args.baseline) if args.baseline else None
+    new, old = split(findings, known) if known is not None else (findings, [])
+    failing = [f for f in new if fails(f)]
+    if args.write_baseline:
+        write_baseline(args.write_baseline, findings)
+    if args.format == "sarif":
+        print(json.dumps(sarif_log(findings, args.file, version=_version(), notes=notes,
+                                   known=known), indent=2))
+    elif args.format == "json":
+        as_json["baseline"] = None if known is None else {
+            "file": args.baseline, "known": len(old), "new": len(new)}
+        print(json.dumps(as_json, indent=2))
+    else:
+        for f in findings:
+            mark = "  (known: in the baseline)" if f in old else ""
+            print(f.describe() + mark + more(f) + "\n")
+        for n in notes:
+            print(f"note: {n}")
+        errors = sum(f.severity == "error" for f in findings)
+        line = (f"{label or args.file}: {head}{_count(errors, 'error')}, "
+                f"{_count(len(findings) - errors, 'warning')}{scope}")
+        if known is not None:
+            line += f"; {len(old)} known from {args.baseline}, {len(new)} new"
+        if getattr(args, "strict", False):
+            line += " (--strict: warnings fail too)"
+        print(line)
+    if args.write_baseline:
+        print(f"wrote {len(findings)} finding(s) to {args.write_baseline}", file=sys.stderr)
+    return 1 if failing else 0
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'s' * (n != 1)}"
+
+
 def cmd_check(args: argparse.Namespace) -> int:
-    """Violations of one module, or the effects a pass lost between two; exit 1 if any."""
+    """Violations of one module, or the effects a pass lost between two; exit 1 if any error
+    (or, with --strict, any warning) is not in the baseline."""
     from .checks import check_module, compare_modules
 
     before = load_relax_module(args.file, args.module)
     points: dict[str, str] = {}
     if args.after:
-        after = load_relax_module(args.after, args.after_module or args.module)
-        findings: list = compare_modules(before, after, **_options(args))
+        after = load_relax_module(args.after, args.after_module or args.module,
+                                  flag="--after-module")
+        findings: list = compare_modules(before, after, **_ci_options(args, before))
     else:
-        report = check_module(before, parse_points(args.at), **_options(args))
+        report = check_module(before, parse_points(args.at), **_ci_options(args, before))
         findings, points = report.violations, report.points()
-    errors = [f for f in findings if f.severity == "error" or args.strict]
-    if args.json:
-        print(json.dumps({"file": args.file, "after": args.after, "violations": len(errors),
-                          "warnings": len(findings) - len(errors), "points": points,
-                          "findings": [f.as_json() for f in findings]}, indent=2))
-    else:
-        for f in findings:
-            print(f.describe() + "\n")
-        for point, status in points.items():
-            if status != "checked":
-                print(f"note: `{point}` {status}")
-        what = f"{args.file} -> {args.after}" if args.after else args.file
-        n, w = len(errors), len(findings) - len(errors)
-        checked = [p for p, st in points.items() if st == "checked"]
-        at = f" (checked at {', '.join(checked)} only)" if len(checked) < len(points) else ""
-        print(f"{what}: {n} violation{'s' * (n != 1)}, {w} warning{'s' * (w != 1)}{at}")
-    return 1 if errors else 0
+    notes = [f"`{p}` {st}" for p, st in points.items() if st != "checked"]
+    def fails(f: Any) -> bool:
+        return f.severity == "error" or args.strict
+
+    doc = {"file": args.file, "after": args.after, "points": points,
+           "errors": sum(f.severity == "error" for f in findings),
+           "warnings": sum(f.severity != "error" for f in findings),
+           "failing": sum(map(fails, findings)),  # what the exit status counts (before a baseline)
+           "findings": [f.as_json() for f in findings]}
+    checked = [p for p, st in points.items() if st == "checked"]
+    scope = f" (checked at {', '.join(checked)} only)" if len(checked) < len(points) else ""
+    label = f"{args.file} -> {args.after}" if args.after else args.file
+    return _report(args, findings, notes, doc, fails, scope=scope, label=label)
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
@@ -95,21 +159,27 @@ def cmd_facts(args: argparse.Namespace) -> int:
 
 
 def cmd_dce(args: argparse.Namespace) -> int:
-    """The module after EffectAwareDCE (at an extraction point), as a loadable TVMScript file."""
-    from .dce_pass import EffectAwareDCE
+    """The module after EffectAwareDCE (at an extraction point), as a loadable TVMScript file;
+    what it removed goes to stderr."""
+    from .dce_pass import effect_aware_dce
 
     mod = to_point(load_relax_module(args.file, args.module), args.at)
-    out = EffectAwareDCE(**_options(args))(mod)  # type: ignore[arg-type]
+    out, gone = effect_aware_dce(mod, **_options(args))
     text = SCRIPT_HEADER + out.script()
     if args.output:
         write_text_atomically(args.output, text)
     else:
         print(text)
+    names = ", ".join(f"`{p.name}` in @{p.function}" for p in gone)
+    print(f"dce (EffectAwareDCE, at {args.at}): removed {_count(len(gone), 'binding')}"
+          + (f": {names}" if gone else ""), file=sys.stderr)
     return 0
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    """Which pass of TVM's pipeline introduced each finding; exit 1 on any error finding."""
+    """Which pass of TVM's pipeline introduced each finding. Exit 1 on an error finding not in
+    the baseline; 2 when TVM's pipeline failed before its end (a partial audit); 3 when
+    aliaslog could not analyse the module a pass left."""
     from .audit import audit_module
     from .audit_report import write_html
     from .confirm import confirm_report, fresh_constants
@@ -117,43 +187,41 @@ def cmd_audit(args: argparse.Namespace) -> int:
     mod = load_relax_module(args.file, args.module)
     passes = [p.strip() for p in (args.passes or "").split(",") if p.strip()]
     given = fresh_constants(mod) if args.confirm else None  # before any pass ran kernels
-    report = audit_module(mod, passes, args.pipeline, args.target, **_options(args))
+    report = audit_module(mod, passes, args.pipeline, args.target, **_ci_options(args, mod))
     if given is not None:
         confirm_report(report, given)
     if args.output:
         write_html(report, args.file, args.output)
-    errors = report.errors
-    if args.json:
-        print(json.dumps(report.as_json(args.file), indent=2))
-    else:
-        for f in report.findings:
-            print(f.describe())
-            c = report.confirmations.get(f.ordinal) if f.severity == "error" else None
-            print(f"  {c.describe()}\n" if c else "")
-        if report.failed is not None:
-            print(f"note: TVM's pipeline failed in {report.failed[0]}: {report.failed[1]} "
-                  "(the passes after it were not audited)")
-        bad = [s for s in report.steps if s.error]
-        for s in bad:
-            print(f"note: aliaslog could not analyse the module after {s.name}: {s.error}")
-        changed = sum(s.changed for s in report.steps)
-        n, w = len(errors), len(report.findings) - len(errors)
-        print(f"{args.file}: {len(report.steps)} passes ({changed} changed the module), "
-              f"{n} error finding{'s' * (n != 1)}, {w} warning{'s' * (w != 1)}")
+    notes = []
+    if report.failed is not None:
+        notes.append(f"TVM's pipeline failed in {report.failed[0]}: {report.failed[1]} "
+                     "(the passes after it were not audited)")
+    notes += [f"aliaslog could not analyse the module after {s.name}: {s.error}"
+              for s in report.steps if s.error]
+    def confirmed(f: object) -> str:
+        c = report.confirmations.get(f.ordinal) if f.severity == "error" else None  # type: ignore[attr-defined]
+        return f"\n  {c.describe()}" if c else ""
+
+    changed = sum(s.changed for s in report.steps)
+    status = _report(args, report.findings, notes, report.as_json(args.file),
+                     lambda f: f.severity == "error", confirmed,
+                     head=f"{len(report.steps)} passes ({changed} changed the module), ")
     if any(s.error for s in report.steps):
         return 3
-    return 1 if errors else 0
+    if report.failed is not None:
+        return max(status, 2)
+    return status
 
 
-def parse_donate(text: str) -> list[tuple[str, str]]:
-    """`main:x,main:y` -> [("main", "x"), ("main", "y")]."""
+def parse_params(text: str, flag: str) -> list[tuple[str, str]]:
+    """`main:x,main:y` -> [("main", "x"), ("main", "y")] (for --donate and --mutable)."""
     out = []
     for item in (t.strip() for t in text.split(",")):
         if not item:
             continue
         fn, sep, param = item.partition(":")
         if not sep or not fn or not param:
-            raise UsageError(f"--donate: expected FUNC:PARAM (e.g. main:x), got `{item}`")
+            raise UsageError(f"{flag}: expected FUNC:PARAM (e.g. main:x), got `{item}`")
         out.append((fn.removeprefix("@"), param))
     return out
 
@@ -165,7 +233,7 @@ def cmd_inplace(args: argparse.Namespace) -> int:
     from .memory_report import memory_report
 
     mod = load_relax_module(args.file, args.module)
-    memory = memory_report(mod, first=args.pipeline, donate=parse_donate(args.donate),
+    memory = memory_report(mod, first=args.pipeline, donate=parse_params(args.donate, "--donate"),
                            target=args.target, **_options(args))
     report = memory.inplace
     if args.output:
@@ -192,7 +260,7 @@ def cmd_memory(args: argparse.Namespace) -> int:
     from .memory_report import memory_report
 
     mod = load_relax_module(args.file, args.module)
-    report = memory_report(mod, first=args.pipeline, donate=parse_donate(args.donate),
+    report = memory_report(mod, first=args.pipeline, donate=parse_params(args.donate, "--donate"),
                            target=args.target, **_options(args))
     if args.json:
         print(json.dumps({"file": args.file, "variants": report.as_json()}, indent=2))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import tvm
@@ -10,7 +9,7 @@ import tvm
 from extractor.relax_load import well_formed
 
 from ..options import DEFAULT_ENGINE, EngineOptions
-from .analysis import analyze_relax
+from .analysis import Place, analyze_relax
 from .rebind import rebind
 
 
@@ -23,8 +22,21 @@ def remove_relax_bindings(mod: tvm.IRModule, dead: set[Any]) -> tvm.IRModule:
     return rebind(mod, dict.fromkeys(dead))
 
 
+def effect_aware_dce(mod: tvm.IRModule, **options: Any) -> tuple[tvm.IRModule, list[Place]]:
+    """The module without the bindings aliaslog proves dead, and where they were
+    (`options`: analyze_relax's engine, op_effects, tir_effects, entries)."""
+    res = analyze_relax(mod, point="input", **options)
+    if not res.removable_ids:
+        return mod, []
+    gone = [res.place(b) for b in res.binding_ids() if b in res.removable_ids]
+    out = remove_relax_bindings(mod, set(res.removable()))
+    if not well_formed(out) and well_formed(mod):  # ill-formed in, ill-formed out
+        raise DCEError("EffectAwareDCE produced an ill-formed module; please report it")
+    return out, gone
+
+
 def EffectAwareDCE(*, engine: EngineOptions = DEFAULT_ENGINE,  # noqa: N802
-                   op_effects: Sequence[str] = (), tir_effects: Sequence[str] = (),
+                   op_effects: Any = (), tir_effects: Any = (),
                    entries: list[str] | None = None) -> tvm.transform.Pass:
     """Dead-code elimination that keeps every needed effect and write, and nothing else.
 
@@ -36,13 +48,7 @@ def EffectAwareDCE(*, engine: EngineOptions = DEFAULT_ENGINE,  # noqa: N802
 
     @tvm.transform.module_pass(opt_level=0, name="aliaslog.EffectAwareDCE")
     def _pass(mod: tvm.IRModule, _ctx: Any) -> tvm.IRModule:
-        res = analyze_relax(mod, point="input", engine=engine, op_effects=op_effects,
-                            tir_effects=tir_effects, entries=entries)
-        if not res.removable_ids:
-            return mod
-        out = remove_relax_bindings(mod, set(res.removable()))
-        if not well_formed(out) and well_formed(mod):  # ill-formed in, ill-formed out
-            raise DCEError("EffectAwareDCE produced an ill-formed module; please report it")
-        return out
+        return effect_aware_dce(mod, engine=engine, op_effects=op_effects,
+                                tir_effects=tir_effects, entries=entries)[0]
 
     return _pass

@@ -18,10 +18,11 @@ from typing import Any
 import tvm
 from tvm import relax
 
+from extractor.relax_facts import check_param_modes
 from extractor.relax_pipeline import make_pass
 
 from .memory_plan import FunctionMemory, bytes_text, memory_of, plan
-from .verified_inplace import InplaceReport, VerifiedInplace, check_donations
+from .verified_inplace import InplaceReport, VerifiedInplace
 
 VARIANTS = ("as given", "DataflowUseInplaceCalls", "VerifiedInplace")
 FIRST = ("default", "zero")  # what runs before relax.build's default pipeline
@@ -124,7 +125,7 @@ def memory_report(mod: tvm.IRModule, *, first: str = "default",
     VerifiedInplace sees fused kernels). `options`: analyze_relax's."""
     if first not in FIRST:
         raise ValueError(f"unknown pipeline `{first}` (choose from {', '.join(FIRST)})")
-    check_donations(mod, donate)
+    check_param_modes(mod, donate)
     report = MemoryReport()
     reports: list[InplaceReport] = []
     before = [] if first == "default" else [relax.get_pipeline(first)]

@@ -25,8 +25,6 @@ import tvm_ffi
 from tvm import relax, tirx
 
 from datalog_rules import RELAX_INPLACE
-from extractor.effect_table import ExtractError
-from extractor.relax_facts import default_entries
 from extractor.relax_load import well_formed
 from extractor.relax_pipeline import DEFAULT_PIPELINE, make_pass
 
@@ -134,20 +132,6 @@ def _choose(ct: CallTir, pf: tirx.PrimFunc, refused: dict[int, str]) -> tuple[li
     if all(j < 0 for j in inplace) and not reasons:
         reasons.append("no input has the output's shape and dtype")
     return inplace, "; ".join(dict.fromkeys(reasons))
-
-
-def check_donations(mod: tvm.IRModule, donate: Sequence[tuple[str, str]]) -> None:
-    """Refuse a donation of something that is not a parameter of an entry function (an
-    ExtractError naming what there is), before any pass runs."""
-    entries = default_entries(mod)
-    for fn, param in donate:
-        if fn not in entries:
-            raise ExtractError(f"--donate: @{fn} is not an entry function of the module "
-                               f"(entries: {', '.join('@' + e for e in entries)})")
-        names = [str(p.name) for p in mod[fn].params]
-        if param not in names:
-            raise ExtractError(f"--donate: @{fn} has no parameter `{param}` (has: "
-                               f"{', '.join(names) or 'none'})")
 
 
 def verified_inplace(mod: tvm.IRModule, *, donate: Sequence[tuple[str, str]] = (),

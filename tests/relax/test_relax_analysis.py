@@ -303,20 +303,21 @@ def test_engines_agree_on_every_case_module(point):
 def test_cli_check_exit_codes_and_reports(capsys):
     assert main(["check", str(CASE02), "--module", "Before", "--engine", "embedded"]) == 1
     out = capsys.readouterr().out
-    assert "inplace-live" in out and "inplace-param" in out and "3 violations" not in out
+    assert "inplace-live" in out and "inplace-param" in out and "3 errors" not in out
     assert main(["check", str(CASE02), "--module", "Clean", "--engine", "embedded"]) == 0
-    assert "0 violations, 0 warnings" in capsys.readouterr().out
+    assert "0 errors, 0 warnings" in capsys.readouterr().out
     nine = BY_ID["09"]  # force_pure / call_pure_packed around effects: warnings, or errors
     assert main(["check", str(nine.path), "--module", "Before", "--engine", "embedded"]) == 0
     assert "purity-asserted" in capsys.readouterr().out
     assert main(["check", str(nine.path), "--module", "Before", "--engine", "embedded",
                  "--strict"]) == 1
-    assert "2 violations, 0 warnings" in capsys.readouterr().out  # both calls of case09
+    out = capsys.readouterr().out
+    assert "0 errors, 2 warnings" in out and "--strict" in out  # both calls of case09
     case = BY_ID["03"]
     assert main(["check", str(case.path), "--module", "Before", "--engine", "embedded",
                  "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["violations"] == 0
+    assert doc["errors"] == doc["failing"] == 0
 
 
 def test_cli_check_before_after(tmp_path, capsys):
@@ -359,7 +360,8 @@ def test_check_json_is_structured(capsys):
     site, value = live["bindings"]
     assert (site["role"], site["name"], value["role"], value["name"]) == ("site", "w", "value", "a")
     assert site["source"] == CASE02.name and site["line"] == value["line"] + 1
-    assert doc["violations"] == sum(f["severity"] == "error" for f in doc["findings"])
+    assert doc["errors"] == sum(f["severity"] == "error" for f in doc["findings"])
+    assert doc["failing"] == doc["errors"]
 
 
 def test_bad_relax_inputs_are_located_errors(tmp_path, capsys):

@@ -123,7 +123,7 @@ def test_cli_audit_json_names_the_pass_and_exits_1(capsys):
 def test_cli_audit_clean_module_exits_0_and_writes_html(tmp_path, capsys):
     html = tmp_path / "r.html"
     assert main(["audit", str(CASE06), "--module", "Clean", "-o", str(html)]) == 0
-    assert "0 error findings" in capsys.readouterr().out
+    assert "0 errors, 0 warnings" in capsys.readouterr().out
     assert "RewriteDataflowReshape" in html.read_text()
 
 

