@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from extractor.relay import ast as A
-from extractor.relay.printer import run_deep
 from extractor.relay.transforms.prepare import Prepared
+from extractor.runtime import run_deep
 
 from .analysis import AnalysisResult
 

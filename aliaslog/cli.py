@@ -14,8 +14,9 @@ from types import FrameType
 
 import numpy as np
 
-from extractor.diagnostics import LocatedError, survivors_frozen
+from extractor.diagnostics import LocatedError
 from extractor.relay.ast import Expr, Let, Module, Var, post_order
+from extractor.runtime import survivors_frozen
 
 from .batch import command as batch_command
 from .loading import (

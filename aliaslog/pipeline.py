@@ -21,8 +21,9 @@ from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
 
-from extractor.diagnostics import gc_paused
-from extractor.facts import FactSet, unescape_symbol
+from extractor.facts import FactSet
+from extractor.runtime import gc_paused
+from extractor.tsv import unescape_symbol
 
 from .engines import EngineError, solve
 from .options import EngineOptions

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from extractor.diagnostics import survivors_frozen
+from extractor.runtime import recursion_limit, survivors_frozen
 
 from ..options import DEFAULT_ANALYSIS, DEFAULT_ENGINE, AnalysisOptions, EngineOptions
 
@@ -256,7 +256,6 @@ def main() -> int:
     A worker lives for many models, so imports (tvm takes seconds) are paid once per worker.
     Before a row, the line BEGIN says the imports are done and the model's own work starts.
     """
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
     out = sys.stdout
     sys.stdout = sys.stderr  # anything a library prints must not corrupt the protocol
 
@@ -264,12 +263,13 @@ def main() -> int:
         out.write(BEGIN + "\n")
         out.flush()
 
-    for line in sys.stdin:
-        if line.strip():
-            with survivors_frozen():  # one model: its cycles are collected once it is done
-                row = run(Task(**json.loads(line)), began)
-            out.write(json.dumps(row) + "\n")
-            out.flush()
+    with recursion_limit(10_000):
+        for line in sys.stdin:
+            if line.strip():
+                with survivors_frozen():  # one model: its cycles are collected once it is done
+                    row = run(Task(**json.loads(line)), began)
+                out.write(json.dumps(row) + "\n")
+                out.flush()
     return 0
 
 

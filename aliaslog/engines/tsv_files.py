@@ -1,23 +1,16 @@
-"""Soufflé's TSV fact and output files: cell values, and reading and writing whole files."""
+"""Soufflé's TSV fact and output files: number and record cells, and whole files read and written
+(a symbol cell's escapes are `extractor.tsv`'s)."""
 
 from __future__ import annotations
 
 import gzip
 from pathlib import Path
 
-from aliaslog.engines.base import EngineError, RecordKind, Row
+from aliaslog.engines.base import EngineError, RecordKind
 from extractor.diagnostics import Span
+from extractor.tsv import Row
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
-
-# How aliaslog's fact files hold a symbol in a TSV cell (extractor.facts writes them so):
-# backslash, tab, newline and carriage return as escapes, everything else as it is.
-_ENCODE = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
-
-
-def encode_symbol(s: str) -> str:
-    """The TSV cell an in-memory symbol is stored as, so it reads back as from a fact file."""
-    return s.translate(_ENCODE)
 
 
 def parse_number(text: str) -> int:
