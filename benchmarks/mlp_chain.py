@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from aliaslog.dce import relay_dce  # noqa: E402
+from aliaslog.relay.dce import relay_dce  # noqa: E402
 from extractor.relay.interpreter import evaluate, random_inputs  # noqa: E402
 from extractor.relay.parser import parse  # noqa: E402
 from extractor.relay.transforms.gradient import gradient_module  # noqa: E402

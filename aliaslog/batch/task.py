@@ -133,13 +133,12 @@ def run(task: Task, began: Callable[[], None] = lambda: None) -> dict[str, Any]:
 
 def _relay(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, Any]:
     with stage("startup"):
-        from extractor.relay.transforms.dead_code import purity_dce
         from extractor.relay.typeinfer import infer_types
 
-        from ..analysis import analyze
-        from ..analysis_dce import remove_relay_bindings
         from ..loading import load_relay
-        from ..scenario import count_lets
+        from ..relay.analysis import analyze
+        from ..relay.dce import relay_dce
+        from ..relay.scenario import count_lets
     began()
     with stage("load"):
         mod = load_relay(task.path)
@@ -151,9 +150,9 @@ def _relay(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, A
 
     with stage("dce"):
         before = count_lets(mod)
-        pruned = remove_relay_bindings(res)  # timed: the DCE; it removes what the view counts
+        pruned = relay_dce(mod, "analysis", result=res)  # timed: removes what the view counts
         ours = len(res.removable())
-        tvm = before - count_lets(purity_dce(typed.module, typed.type_of))
+        tvm = before - count_lets(relay_dce(typed.module, "purity", typed=typed))
     row = _analysed(res, ours, tvm, "relay purity DCE (#9542)")
     if task.check_outputs:
         with stage("check"):
@@ -187,7 +186,7 @@ def _relax(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, A
         from extractor.relax_load import load_relax_module
 
         from ..relax.analysis import analyze_relax
-        from ..relax.dce_pass import remove_relax_bindings
+        from ..relax.dce import remove_relax_bindings
     began()
     with stage("load"):
         mod = load_relax_module(task.path)

@@ -96,7 +96,7 @@ def cmd_facts(args: argparse.Namespace) -> int:
 
 def cmd_dce(args: argparse.Namespace) -> int:
     """The module after EffectAwareDCE (at an extraction point), as a loadable TVMScript file."""
-    from .dce_pass import EffectAwareDCE
+    from .dce import EffectAwareDCE
 
     mod = to_point(load_relax_module(args.file, args.module), args.at)
     out = EffectAwareDCE(**_options(args))(mod)  # type: ignore[arg-type]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import aliaslog
 import extractor
-from aliaslog.dce import relay_dce as dce
+from aliaslog.relay.dce import relay_dce as dce
 from aliaslog.zoo import relay_models as zoo
 from extractor.relay import ast
 from extractor.relay.alpha import alpha_equal, assert_alpha_equal

@@ -9,12 +9,12 @@ import subprocess
 import numpy as np
 import pytest
 
-from aliaslog.analysis import analyze
-from aliaslog.annotate import annotated_text, annotation_document
 from aliaslog.cli import main
-from aliaslog.dce import relay_dce as dce
 from aliaslog.engines import solve
-from aliaslog.scenario import count_lets
+from aliaslog.relay.analysis import analyze
+from aliaslog.relay.annotate import annotated_text, annotation_document
+from aliaslog.relay.dce import relay_dce as dce
+from aliaslog.relay.scenario import count_lets
 from datalog_rules import MAIN, RULES_DIR
 from extractor.facts import FactSet
 from extractor.relay import ast as A

@@ -26,8 +26,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis.control import current_build_context
 
-from aliaslog.dce import relay_dce as dce
 from aliaslog.options import AnalysisOptions
+from aliaslog.relay.dce import relay_dce as dce
 from tests.support.corpus import SEEDS, assert_same_observation, run
 from tests.support.fuzz_checks import (
     VARIANTS,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aliaslog.analysis import analysis_program
+from aliaslog.relay.analysis import analysis_program
 from extractor.relay.ast import Let, post_order
 from extractor.relay.interpreter import evaluate, flatten_value, random_inputs
 from extractor.relay.parser import parse

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from aliaslog.dce import relay_dce as dce
+from aliaslog.relay.dce import relay_dce as dce
 from extractor.relay.alpha import assert_alpha_equal
 from extractor.relay.ast import (
     Call,

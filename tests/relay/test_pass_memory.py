@@ -10,7 +10,7 @@ import gc
 
 import pytest
 
-from aliaslog.dce import relay_dce as dce
+from aliaslog.relay.dce import relay_dce as dce
 from extractor.relay.ast import Let, let_chain
 from extractor.relay.parser import parse, parse_file
 from extractor.relay.transforms.gradient import gradient_module

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aliaslog.analysis import AnalysisResult, analyze
-from aliaslog.analysis_dce import remove_relay_bindings
 from aliaslog.engines.souffle_backend import souffle_executable
 from aliaslog.options import AnalysisOptions
-from aliaslog.oracle import run_observed
+from aliaslog.relay.analysis import AnalysisResult, analyze
+from aliaslog.relay.dce import remove_relay_bindings
+from aliaslog.relay.oracle import run_observed
 from extractor.relay.ast import Module
 from extractor.relay.parser import parse
 from extractor.relay.typeinfer import infer_types

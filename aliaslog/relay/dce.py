@@ -1,4 +1,10 @@
-"""Analysis-guided DCE: drop exactly the bindings the analysis proves removable.
+"""Relay dead-code elimination: every mode behind one entry point, and the analysis's own.
+
+`relay_dce` runs a mode of `MODES`, the one table the CLI (`dce --mode`), the batch and the
+demo read: "assume-pure" and "purity" are TVM's DCE before and after apache/tvm PR #9542
+(`extractor.relay.transforms.dead_code`, part of the Relay language); "analysis" removes
+exactly the bindings aliaslog's analysis proves dead. A new mode is one entry there. The Relax
+DCE is `aliaslog.relax.dce.EffectAwareDCE`.
 
 The analysis decides on the program's A-normal form (one binding per subexpression, a shared
 node bound once, where its uses meet), so that is what the removable bindings are removed from;
@@ -11,13 +17,68 @@ its meaning: a node still used twice, or one whose evaluation would otherwise mo
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
 
 from extractor.relay import ast as A
+from extractor.relay.transforms.dead_code import assume_pure_dce, purity_dce
 from extractor.relay.transforms.prepare import Prepared
+from extractor.relay.typeinfer import Typed, infer_types
 from extractor.runtime import run_deep
 
-from .analysis import AnalysisResult
+from .analysis import AnalysisResult, analyze
+
+
+@dataclass(frozen=True)
+class Mode:
+    """One DCE mode: what it does (the CLI's help) and how it runs."""
+
+    help: str
+    run: Callable[..., A.Module]  # (mod, inline_once, typed, result, analysis options)
+    uses_analysis: bool = False  # takes the analysis options (variant, engine, entry, ...)
+
+
+def _assume_pure(mod: A.Module, inline_once: bool, typed: Typed | None,
+                 result: AnalysisResult | None, **_: Any) -> A.Module:
+    return assume_pure_dce(mod, inline_once)
+
+
+def _purity(mod: A.Module, inline_once: bool, typed: Typed | None,
+            result: AnalysisResult | None, **_: Any) -> A.Module:
+    typed = typed if typed is not None else infer_types(mod)
+    return purity_dce(typed.module, typed.type_of, inline_once)
+
+
+def _analysis(mod: A.Module, inline_once: bool, typed: Typed | None,
+              result: AnalysisResult | None, **analysis_options: Any) -> A.Module:
+    if result is None:
+        result = analyze(mod, explain=False, points_to=False, **analysis_options)
+    return remove_relay_bindings(result)
+
+
+MODES: dict[str, Mode] = {
+    "assume-pure": Mode("TVM's DCE before PR #9542 (every binding pure)", _assume_pure),
+    "purity": Mode("TVM's DCE after it (impure bindings kept)", _purity),
+    "analysis": Mode("remove exactly what aliaslog proves dead", _analysis, uses_analysis=True),
+}
+
+
+def relay_dce(
+    mod: A.Module, mode: str = "purity", inline_once: bool = False, *,
+    typed: Typed | None = None, result: AnalysisResult | None = None, **analysis_options: Any
+) -> A.Module:
+    """Dead-code-eliminate every global function of mod in one of the `MODES`.
+
+    `inline_once` is TVM's (assume-pure and purity); `analysis_options` (options, engine,
+    entry, op_effects) go to `analyze` in a mode that uses the analysis. What a caller has
+    already computed is not computed again: `typed`, mod's type inference (purity), and
+    `result`, its analysis (analysis).
+    """
+    if mode not in MODES:
+        raise ValueError(
+            f"unknown DCE mode {mode!r}: valid modes are {', '.join(repr(m) for m in MODES)}")
+    return MODES[mode].run(mod, inline_once, typed, result, **analysis_options)
 
 
 def remove_relay_bindings(result: AnalysisResult) -> A.Module:

@@ -18,11 +18,11 @@ from extractor.relay import ast as A
 from extractor.relay.transforms.prepare import Prepared
 from extractor.relay_facts import Extraction
 
-from .pipeline import Reason
+from ..pipeline import Reason
 
 
 class Analysed(Protocol):
-    """What the view reads of an analysis result (`aliaslog.analysis.AnalysisResult`)."""
+    """What the view reads of an analysis result (`aliaslog.relay.analysis.AnalysisResult`)."""
 
     extraction: Extraction
     kept_ids: set[str]

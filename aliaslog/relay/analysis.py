@@ -18,9 +18,9 @@ from extractor.relay import ast as A
 from extractor.relay.transforms.prepare import Prepared, prepare_for_analysis
 from extractor.relay_facts import Extraction, extract_relay, load_op_effects
 
-from . import pipeline
-from .options import DEFAULT_ANALYSIS, DEFAULT_ENGINE, AnalysisOptions, EngineOptions
-from .pipeline import Reason, Verdicts
+from .. import pipeline
+from ..options import DEFAULT_ANALYSIS, DEFAULT_ENGINE, AnalysisOptions, EngineOptions
+from ..pipeline import Reason, Verdicts
 from .source_view import SourceView
 
 Item = tuple[str, str, int]  # a demand item: (kind, node id, field)

@@ -12,8 +12,9 @@ from extractor.relay.transforms.gradient import gradient_module
 from extractor.relay.transforms.training import training_step
 from extractor.relay.typeinfer import infer_types
 
+from ..options import DEFAULT_ENGINE, EngineOptions
+from .analysis import analyze
 from .dce import MODES, relay_dce
-from .options import DEFAULT_ENGINE, EngineOptions
 
 BASELINE = "none"
 
@@ -63,7 +64,7 @@ def output_names(mod: Module, entry: str = "main") -> list[str]:
 
 
 def compare_dce(
-    program: Module, names: list[str], seed: int = 0, modes: tuple[str, ...] = MODES,
+    program: Module, names: list[str], seed: int = 0, modes: tuple[str, ...] = tuple(MODES),
     engine: EngineOptions = DEFAULT_ENGINE,
 ) -> ScenarioResult:
     """Run program on seeded random inputs with no DCE and after each DCE mode."""
@@ -73,7 +74,7 @@ def compare_dce(
     result.bindings[BASELINE] = count_lets(program)
     result.ref_ops[BASELINE] = count_ref_ops(program)
     for mode in modes:
-        options = {"engine": engine} if mode == "analysis" else {}
+        options = {"engine": engine} if MODES[mode].uses_analysis else {}
         pruned = relay_dce(program, mode=mode, **options)
         result.outputs[mode] = flatten_value(evaluate(pruned, args))
         result.bindings[mode] = count_lets(pruned)
@@ -82,7 +83,7 @@ def compare_dce(
 
 
 def run_seed_scenario(
-    mod: Module, seed: int = 0, modes: tuple[str, ...] = MODES,
+    mod: Module, seed: int = 0, modes: tuple[str, ...] = tuple(MODES),
     engine: EngineOptions = DEFAULT_ENGINE,
 ) -> ScenarioResult:
     """The issue's script: differentiate @main, then compare each DCE with none."""
@@ -92,8 +93,6 @@ def run_seed_scenario(
 
 def removed_ref_ops(program: Module, engine: EngineOptions = DEFAULT_ENGINE) -> list[str]:
     """`%name = ref_read(...)` / `ref_write(...)` bindings the analysis proves removable."""
-    from .analysis import analyze
-
     result = analyze(program, engine=engine, explain=False, points_to=False)
     return [
         f"%{let.var.name_hint} = {type(let.value).__name__.replace('Ref', 'ref_').lower()}(...)"
@@ -103,7 +102,7 @@ def removed_ref_ops(program: Module, engine: EngineOptions = DEFAULT_ENGINE) -> 
 
 
 def run_training_scenario(
-    mod: Module, keep_grads: tuple[int, ...], seed: int = 0, modes: tuple[str, ...] = MODES,
+    mod: Module, keep_grads: tuple[int, ...], seed: int = 0, modes: tuple[str, ...] = tuple(MODES),
     engine: EngineOptions = DEFAULT_ENGINE,
 ) -> ScenarioResult:
     """A training step that keeps the loss and some gradients: where dead ref writes appear."""

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from extractor.relay import ast as A
 
-from . import plots
+from .. import plots
+from ..options import DEFAULT_ENGINE, AnalysisOptions, EngineOptions
 from .analysis import analysis_program, analyze
-from .options import DEFAULT_ENGINE, AnalysisOptions, EngineOptions
 from .oracle import access_variables, observe, oracle_removable, unsound_findings
 
 
