@@ -21,10 +21,9 @@ from typing import Any
 from extractor.runtime import recursion_limit, survivors_frozen
 
 from ..options import DEFAULT_ANALYSIS, DEFAULT_ENGINE, AnalysisOptions, EngineOptions
+from ..workloads import ir_of, is_lowered, model_name, variant_of
 
-RELAY_SUFFIXES = (".relay", ".json")
 BEGIN = '{"event": "begin"}'  # the worker protocol's line before a row: imports are done
-RELAX_SUFFIXES = (".py",)
 
 
 @dataclass(frozen=True)
@@ -50,34 +49,6 @@ class Task:
 
     def engine_options(self) -> EngineOptions:
         return EngineOptions(**self.engine)
-
-
-def ir_of(path: str) -> str:
-    """`relay` or `relax`, from the file name (the CLI only collects these suffixes)."""
-    return "relax" if path.endswith(RELAX_SUFFIXES) else "relay"
-
-
-def variant_of(task: Task) -> str:
-    """Relay: the zoo's workload (`*.anf.relay`, `*.grad.relay`, `*.train.relay`, or plain);
-    Relax: the extraction point."""
-    name = Path(task.path).name
-    if ir_of(task.path) == "relay":
-        for marker, variant in ((".anf.", "anf"), (".grad.", "gradient"),
-                                (".train.", "training step")):
-            if marker in name:
-                return variant
-        return "plain"
-    return "lowered" if name.endswith(".lowered.py") else task.relax_point
-
-
-def model_name(path: str) -> str:
-    """The file name without IR suffix and workload marker: `resnet-18.grad.relay` -> resnet-18."""
-    name = Path(path).name
-    for suffix in (".anf.relay", ".grad.relay", ".train.relay", ".lowered.py", *RELAY_SUFFIXES,
-                   *RELAX_SUFFIXES):
-        if name.endswith(suffix):
-            return name[: -len(suffix)]
-    return name
 
 
 class _Stages:
@@ -111,7 +82,7 @@ def run(task: Task, began: Callable[[], None] = lambda: None) -> dict[str, Any]:
     stages = _Stages()
     row: dict[str, Any] = {
         "model": model_name(task.path), "path": task.path, "ir": ir_of(task.path),
-        "variant": variant_of(task), "status": "ok", "error": None,
+        "variant": variant_of(task.path, task.relax_point), "status": "ok", "error": None,
         "worker": f"pid {os.getpid()}",
     }
     analyse: Callable[[Task, _Stages, Callable[[], None]], dict[str, Any]] = (
@@ -190,7 +161,7 @@ def _relax(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, A
     began()
     with stage("load"):
         mod = load_relax_module(task.path)
-    point = "input" if task.path.endswith(".lowered.py") else task.relax_point
+    point = "input" if is_lowered(task.path) else task.relax_point
     res = analyze_relax(mod, point=point, engine=task.engine_options())
     stage.add(res.timings)
 
@@ -214,7 +185,7 @@ def _relax(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, A
         ours = before - bindings(remove_relax_bindings(at, set(res.removable())))
         tvm = before - bindings(relax.transform.DeadCodeElimination()(at))
     row = _analysed(res, ours, tvm, "relax.transform.DeadCodeElimination")
-    if task.audit and not task.path.endswith(".lowered.py"):
+    if task.audit and not is_lowered(task.path):
         with stage("audit"):
             row["audit"] = _audit(mod, task.engine_options())
         if row["audit"]["analysis_errors"]:
