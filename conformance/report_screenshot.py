@@ -1,7 +1,7 @@
 """Render a batch report in headless Chromium: a PNG screenshot, and a count of the <svg> charts
 in the DOM Chromium built, checked against the charts in the file.
 
-Usage: python benchmarks/report_screenshot.py REPORT.html -o shot.png [--window-size 1400,4000]
+Usage: python conformance/report_screenshot.py REPORT.html -o shot.png [--window-size 1400,4000]
        [--chromium /usr/bin/chromium]
 
 Exit status: 0 when the screenshot was written and Chromium's DOM holds as many <svg> elements

@@ -84,7 +84,7 @@ def origin(e: BaseException) -> str:
             return "project"
         if fn.startswith("<tvm:"):
             return "test"
-        if "/benchmarks/relay_tvm/shim" in fn:
+        if "/conformance/relay_tvm/shim" in fn:
             return "shim"
     return "other"
 

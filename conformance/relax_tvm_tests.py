@@ -1,6 +1,6 @@
 """aliaslog check / analyze / dce on every IRModule class of TVM's own Relax transform tests.
 
-Usage: python benchmarks/relax_tvm_tests.py MIRROR [--rev REV] [--jobs N] [--files GLOB]
+Usage: python conformance/relax_tvm_tests.py MIRROR [--rev REV] [--jobs N] [--files GLOB]
                                              [--out DIR] [--time-limit S]
 
 MIRROR is a git directory of apache/tvm (a bare mirror is enough). The test files

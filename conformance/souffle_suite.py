@@ -1,6 +1,6 @@
 """Run Soufflé's own test suite through the embedded engine and classify every test.
 
-Usage: python benchmarks/souffle_suite.py --clone PATH [--ref 2.5] [--category C ...]
+Usage: python conformance/souffle_suite.py --clone PATH [--ref 2.5] [--category C ...]
                                           [--test NAME ...] [--timeout S] [-v]
 
 PATH is a git clone (bare or not) of souffle-lang/souffle; the tests are read from it at run

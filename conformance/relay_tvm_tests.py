@@ -1,6 +1,6 @@
 """TVM v0.19's own Relay tests, run through aliaslog (issue 14's measurement).
 
-Usage: python benchmarks/relay_tvm_tests.py --tvm MIRROR [--rev v0.19.0] [--json OUT]
+Usage: python conformance/relay_tvm_tests.py --tvm MIRROR [--rev v0.19.0] [--json OUT]
                                             [--jobs N] [--files NAME ...] [--time-limit S]
 
 MIRROR is a git directory of apache/tvm (a bare mirror is enough); the test files are read with
@@ -31,10 +31,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.relay_tvm.classify import HARNESS  # noqa: E402
-from benchmarks.relay_tvm.report import render, summary  # noqa: E402
-from benchmarks.relay_tvm.runner import run  # noqa: E402
-from benchmarks.relay_tvm.source import TvmSource  # noqa: E402
+from conformance.relay_tvm.classify import HARNESS  # noqa: E402
+from conformance.relay_tvm.report import render, summary  # noqa: E402
+from conformance.relay_tvm.runner import run  # noqa: E402
+from conformance.relay_tvm.source import TvmSource  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
