@@ -25,7 +25,7 @@ from .source_view import SourceView
 
 Item = tuple[str, str, int]  # a demand item: (kind, node id, field)
 
-READ_BACK = {"pts", "may_alias", "call_target", "local_effect", "unknown_effect"}
+READ_BACK = {"pts", "may_alias", "call_target", "local_effect", "unknown_effect"}  # points_to=True
 EXPLAIN = {"dem_edge", "dem_root"}
 
 
@@ -85,15 +85,6 @@ class AnalysisResult(Verdicts):
             return self.analysed_removable()
         return self.source_view().removable()
 
-    def is_kept(self, let: A.Let) -> bool:
-        return not self.is_removable(let)
-
-    def is_removable(self, let: A.Let) -> bool:
-        verdict = self.source_view().verdict(let) if self.source is not None else None
-        if verdict is None:
-            return self.binding_id(let) in self.removable_ids
-        return not verdict.kept
-
     def reasons_for(self, let: A.Let) -> list[Reason]:
         """Why a let of the input (or of the analysed program) is kept; [] when removable."""
         verdict = self.source_view().verdict(let) if self.source is not None else None
@@ -140,32 +131,6 @@ class AnalysisResult(Verdicts):
             if a < b:
                 out.append((self.node(a), self.node(b)))
         return out  # type: ignore[return-value]
-
-    def effects(self, let: A.Let) -> dict[str, set[str]]:
-        """What evaluating the binding's value may do, transitively through calls (cell ids)."""
-        ids = self.extraction.ids
-        start = ids.node_id[id(let.value)]
-        local: dict[str, list[tuple[str, str]]] = {}
-        for n, kind, cell in self._read("local_effect"):
-            local.setdefault(n, []).append((kind, cell))
-        unknown = {n for n, _ in self._read("unknown_effect")}
-        succ = self._eval_graph()
-        out: dict[str, set[str]] = {}
-        for n in _reach(start, succ):
-            for kind, cell in local.get(n, ()):
-                out.setdefault(kind, set()).add(cell)
-            if n in unknown:
-                out.setdefault("unknown", set()).add(n)
-        return out
-
-    def _eval_graph(self) -> dict[str, list[str]]:
-        succ: dict[str, list[str]] = {}
-        for p, c in self.extraction.facts.rows["evaluates"]:
-            succ.setdefault(str(p), []).append(str(c))
-        bodies = {str(f): str(b) for f, b in self.extraction.facts.rows["func"]}
-        for c, f in self._read("call_target"):
-            succ.setdefault(c, []).append(bodies[f])
-        return succ
 
     # ----------------------------------------------------------------------- explain
     def explain(self, node: A.Expr, name: str | None = None) -> list[str]:
@@ -315,17 +280,6 @@ class AnalysisResult(Verdicts):
         return f"{text} ({root})" if root else text
 
 
-def _reach(start: str, succ: dict[str, list[str]]) -> set[str]:
-    seen = {start}
-    stack = [start]
-    while stack:
-        for n in succ.get(stack.pop(), ()):
-            if n not in seen:
-                seen.add(n)
-                stack.append(n)
-    return seen
-
-
 def _best(reasons: list[Reason]) -> Reason:
     order = {"effect": 0, "demanded": 1, "referenced": 2}
     return min(reasons, key=lambda r: (order.get(r.reason, 9), r.witness))
@@ -358,8 +312,8 @@ def analyze(
     With `explain=False` the demand graph (the largest output) is not read back: verdicts,
     reasons, points-to and metrics are all there, but `AnalysisResult.explain` is not. With
     `points_to=False` only what DCE needs is read back (verdicts, reasons, metrics): not the
-    points-to, alias, call-graph and effect relations that `points_to`, `may_alias_pairs` and
-    `effects` answer from (the metrics still count them).
+    points-to, alias, call-graph and effect relations (`relations`; `points_to` and
+    `may_alias_pairs` answer from the first two; the metrics still count them all).
     """
     timings: dict[str, float] = {}
     t0 = time.perf_counter()

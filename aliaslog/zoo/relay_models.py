@@ -806,14 +806,6 @@ class ZooEntry:
     no_gradient: str | None = None
     error: str | None = None
 
-    @property
-    def relay_path(self) -> str | None:
-        return self.paths.get("plain")
-
-    @property
-    def grad_path(self) -> str | None:
-        return self.paths.get("grad")
-
     def describe(self) -> str:
         """One line for the CLI: what was written, or what went wrong."""
         if not self.paths:

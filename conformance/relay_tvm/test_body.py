@@ -12,9 +12,6 @@ from .classify import NOT_TEXT, SKIP, Check
 from .discover import Program, TestInfo
 from .shim.passes import IMPLEMENTED
 
-COMPILED = ("relay.build", "vm.compile", "VirtualMachine", "graph_executor", "tvm.build",
-            "build_module", "check_result", "create_executor")
-
 
 def body_checks(path: str, infos: dict[str, TestInfo], progs: list[Program]) -> list[Check]:
     """The test-body checks of one file's text-program tests."""

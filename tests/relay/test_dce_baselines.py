@@ -250,7 +250,6 @@ def test_peer_purity_without_inline_once_keeps_single_uses() -> None:
 
 DATA = paths.DATA / "relay"
 INLINE_ONCE_FILES = {"inline_into_function", "impure_op", "impure_func", "refs"}
-META_FILES = {"impure_op", "impure_func"}  # carry meta[VirtualDevice][0] call attributes
 
 
 @pytest.mark.parametrize(
