@@ -16,11 +16,11 @@ demo: $(BIN)/aliaslog
 	$(BIN)/aliaslog demo tests/data/seed_issue_program.relay
 
 test: $(BIN)/aliaslog
-	$(BIN)/ruff check aliaslog extractor tests benchmarks
+	$(BIN)/ruff check aliaslog extractor tests benchmarks conformance
 	ALIASLOG_REQUIRE_TVM=1 $(BIN)/python -m pytest -q
 
 lint: $(BIN)/aliaslog
-	$(BIN)/ruff check aliaslog extractor tests benchmarks
+	$(BIN)/ruff check aliaslog extractor tests benchmarks conformance
 
 # Random programs through the analysis property checks (tests/support/fuzz_main.py); failures
 # are saved under tests/data/regressions/, which `make test` replays.

@@ -1,10 +1,10 @@
 """aliaslog: everything that consumes the facts `extractor` writes.
 
-`engines` solve the Datalog rules (Soufflé, or the embedded clingo engine); `analysis` runs a
-Relay module through facts, rules and read-back to verdicts; `analysis_dce` removes what they
-prove dead and `dce.relay_dce` runs that or one of TVM's two DCEs; `source_view`, `annotate`
-and `oracle` explain and check verdicts, `precision` compares analysis variants, `scenario` is
-the seed scenario; `relax` is the Relax side (analysis, checks, EffectAwareDCE); `zoo` holds
-the model zoos, `batch` the batch runner and its report; `cli` is the command line and
-`loading` reads its files.
+`engines` solve the Datalog rules (Soufflé, or the embedded clingo engine) and `pipeline` runs
+facts -> engine -> validated verdicts for both IRs; `relay` and `relax` are each IR's consumers
+(verdicts, DCE, explanations and checks, and their commands); `options` declares every analysis
+and engine option once, `analyze_report` is what `analyze` prints for either IR; `zoo` holds
+the model zoos, `workloads` the one table of what their files are (read by zoo, batch and
+report), `batch` the batch runner and its report, `plots` its SVG charts; `cli` is the
+command line and `loading` reads its files and writes its outputs.
 """

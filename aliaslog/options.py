@@ -108,10 +108,6 @@ class AnalysisOptions(_Options):
         """The variant's short name: `insensitive`, `1-call+fs`, ..."""
         return self.context + LIVENESS[self.liveness].suffix
 
-    @property
-    def flow_sensitive(self) -> bool:
-        return self.liveness == "flow-sensitive"
-
     @staticmethod
     def parse(name: str) -> AnalysisOptions:
         """The variant a short name stands for (the inverse of `name`)."""

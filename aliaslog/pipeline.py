@@ -1,7 +1,7 @@
 """The one pipeline of both IRs: facts -> engine -> output relations -> verdicts.
 
-Relay (`aliaslog.analysis`) and Relax (`aliaslog.relax.analysis`) each extract their facts with
-their own extractor and build their result on `Verdicts`: what every analysis reads back, per
+Relay (`aliaslog.relay.analysis`) and Relax (`aliaslog.relax.analysis`) each extract their facts
+with their own extractor and build their result on `Verdicts`: what every analysis reads back, per
 binding kept or removable with its reasons, and the metrics. An engine's output is validated
 before it is believed: every binding the extractor wrote has exactly one verdict, every id a
 verdict names is one the extractor wrote, and the relations the read-back needs are there;
@@ -21,8 +21,9 @@ from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
 
-from extractor.diagnostics import gc_paused
-from extractor.facts import FactSet, unescape_symbol
+from extractor.facts import FactSet
+from extractor.runtime import gc_paused
+from extractor.tsv import unescape_symbol
 
 from .engines import EngineError, solve
 from .options import EngineOptions

@@ -27,15 +27,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from aliaslog.analysis import analyze  # noqa: E402
-from aliaslog.analysis_dce import remove_relay_bindings  # noqa: E402
 from aliaslog.engines import available_engines  # noqa: E402
 from aliaslog.options import EngineOptions  # noqa: E402
+from aliaslog.relay.analysis import analyze  # noqa: E402
+from aliaslog.relay.dce import remove_relay_bindings  # noqa: E402
 from benchmarks.mlp_chain import mlp_chain  # noqa: E402
-from extractor.diagnostics import survivors_frozen  # noqa: E402
 from extractor.relay.parser import parse, parse_file  # noqa: E402
 from extractor.relay.transforms.gradient import gradient_module  # noqa: E402
 from extractor.relay.typeinfer import infer_types  # noqa: E402
+from extractor.runtime import survivors_frozen  # noqa: E402
 
 SEED = Path(__file__).resolve().parents[1] / "tests" / "data" / "seed_issue_program.relay"
 STAGES = ("parse", "gradient", "prepare", "facts", "solve", "read-back")

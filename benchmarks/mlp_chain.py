@@ -22,11 +22,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from aliaslog.dce import relay_dce  # noqa: E402
+from aliaslog.relay.dce import relay_dce  # noqa: E402
 from extractor.relay.interpreter import evaluate, random_inputs  # noqa: E402
 from extractor.relay.parser import parse  # noqa: E402
 from extractor.relay.transforms.gradient import gradient_module  # noqa: E402
 from extractor.relay.typeinfer import infer_types  # noqa: E402
+from extractor.runtime import recursion_limit  # noqa: E402
 
 BATCH = 2
 WIDTH = 4
@@ -102,16 +103,16 @@ def main(argv: list[str] | None = None) -> int:
     sizes = ns.sizes or [100, 200, 400, 800, 1600, 3200]
     if ns.full and not ns.sizes:
         sizes += [6400, 10000]
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
     head = f"{'N':>6} " + " ".join(f"{s:>10}" for s in STAGES)
     print("seconds per stage")
     print(head)
     print("-" * len(head))
     rows: list[tuple[int, dict[str, float]]] = []
-    for n in sizes:
-        secs = run_pipeline(n, ns.shared_weights, max(1, ns.repeat))
-        print(f"{n:>6} " + " ".join(f"{secs[s]:>10.3f}" for s in STAGES), flush=True)
-        rows.append((n, secs))
+    with recursion_limit(10000):
+        for n in sizes:
+            secs = run_pipeline(n, ns.shared_weights, max(1, ns.repeat))
+            print(f"{n:>6} " + " ".join(f"{secs[s]:>10.3f}" for s in STAGES), flush=True)
+            rows.append((n, secs))
     print("\ntime ratio vs the previous N (in brackets: per-op ratio, time ratio / size ratio)")
     print(f"{'N':>6} " + " ".join(f"{s:>13}" for s in STAGES))
     for (n0, prev), (n, secs) in zip(rows, rows[1:], strict=False):

@@ -1,4 +1,4 @@
-"""Diagnostics every package may import: source spans, located errors, and a GC pause.
+"""Diagnostics every package may import: source spans and located errors.
 
 Nothing here knows an IR or an engine: the Relay front end, the Relax extractor and the
 Datalog engine layer all report `file:line:col` through `LocatedError`.
@@ -6,9 +6,6 @@ Datalog engine layer all report `file:line:col` through `LocatedError`.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 
@@ -63,47 +60,3 @@ class LocatedError(Exception):
 
     def __str__(self) -> str:
         return self.render()
-
-
-_FREEZE_SURVIVORS = False  # set inside `survivors_frozen()`
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Disable the cyclic GC inside the block when it was enabled (nesting is a no-op).
-
-    Big passes allocate many long-lived acyclic objects; each full collection rescans all of
-    them without freeing anything, while reference counting still frees temporaries. Inside
-    `survivors_frozen()`, what the block leaves alive is also moved out of the collector's
-    reach when it ends (`gc.freeze`): re-enabled, the collector would scan all of it at its
-    next young collection, most of a second per million objects, freeing nothing.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        if _FREEZE_SURVIVORS:
-            gc.freeze()
-        gc.enable()
-
-
-@contextmanager
-def survivors_frozen() -> Iterator[None]:
-    """One job (a command, a batch task): the big passes' survivors are frozen until it ends.
-
-    A reference cycle left while frozen is not collected until the job ends (`gc.unfreeze`
-    hands everything back to the oldest generation, collected as usual): a job-sized delay,
-    never a leak across jobs.
-    """
-    global _FREEZE_SURVIVORS
-    outer = _FREEZE_SURVIVORS
-    _FREEZE_SURVIVORS = True
-    try:
-        yield
-    finally:
-        _FREEZE_SURVIVORS = outer
-        if not outer:
-            gc.unfreeze()

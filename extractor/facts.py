@@ -4,44 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import overload
 
 from .schema import EFFECT_KINDS, SCHEMA, SCHEMA_BY_NAME
-
-_ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
-_UNESCAPES = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
-
-
-_NEEDS_ESCAPE = re.compile(r"[\\\t\n\r]")
-_ESCAPE_TABLE = str.maketrans(_ESCAPES)
-
-
-def escape_symbol(s: str) -> str:
-    """Make a symbol safe for a TSV cell: backslash, tab, newline and CR become escapes."""
-    return s.translate(_ESCAPE_TABLE) if _NEEDS_ESCAPE.search(s) else s
-
-
-def unescape_symbol(s: str) -> str:
-    """Inverse of escape_symbol."""
-    if "\\" not in s:
-        return s
-    out: list[str] = []
-    i = 0
-    while i < len(s):
-        c = s[i]
-        if c == "\\" and i + 1 < len(s) and s[i + 1] in _UNESCAPES:
-            out.append(_UNESCAPES[s[i + 1]])
-            i += 2
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
-
-
-Row = tuple[str | int, ...]
+from .tsv import Row, escape_symbol
 
 
 class Rows(Sequence[Row]):

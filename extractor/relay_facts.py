@@ -10,11 +10,11 @@ from collections.abc import Callable, Iterator, Mapping, ValuesView
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from .diagnostics import gc_paused
 from .effect_table import EffectSource, ExtractError, load_effect_table
 from .facts import FactSet
 from .relay import ast as A
 from .relay.ops import OPS
+from .runtime import gc_paused
 
 T = TypeVar("T")
 

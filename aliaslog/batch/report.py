@@ -23,18 +23,12 @@ from ..plots import (
     fmt_seconds,
     scatter_loglog,
 )
+from ..workloads import GROUP_TITLES, IR_ORDER, VARIANT_ORDER
 
 STAGES = ("startup", "load", "typecheck", "gradient", "lower", "prepare", "facts", "solve",
           "read-back", "dce", "check", "audit")
 FACT_STAGES = ("facts", "solve", "read-back")  # these scale with the fact count, not nodes
 UNSCALED = ("startup",)  # worker start-up (imports) does not depend on the model: not plotted
-IR_ORDER = {"relay": 0, "relax": 1}
-VARIANT_ORDER = {"plain": 0, "anf": 1, "gradient": 2, "training step": 3, "input": 4,
-                 "legalized": 5, "lowered": 6}
-GROUP_TITLES = {("relay", "plain"): "Relay · plain",
-                ("relay", "anf"): "Relay · A-normal form",
-                ("relay", "gradient"): "Relay · after autodiff",
-                ("relay", "training step"): "Relay · training steps"}
 STATUS_NOTE = {"error": "error", "timeout": "timeout"}
 LOCATION = re.compile(r"(\S+?):(\d+:\d+):")  # `file:line:col:` that located errors start with
 WIDE, HALF = 1300, 640

@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from ..loading import UsageError, write_text_atomically
+from ..workloads import RELAX_SUFFIXES, RELAY_SUFFIXES
 from .cache import ResultCache, file_digest
 from .progress import Progress
-from .task import RELAX_SUFFIXES, RELAY_SUFFIXES, Task
+from .task import Task
 from .worker import WorkerProcess
 
 STATUSES = ("ok", "error", "timeout")

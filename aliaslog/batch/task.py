@@ -18,13 +18,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from extractor.diagnostics import survivors_frozen
+from extractor.runtime import recursion_limit, survivors_frozen
 
 from ..options import DEFAULT_ANALYSIS, DEFAULT_ENGINE, AnalysisOptions, EngineOptions
+from ..workloads import ir_of, is_lowered, model_name, variant_of
 
-RELAY_SUFFIXES = (".relay", ".json")
 BEGIN = '{"event": "begin"}'  # the worker protocol's line before a row: imports are done
-RELAX_SUFFIXES = (".py",)
 
 
 @dataclass(frozen=True)
@@ -50,34 +49,6 @@ class Task:
 
     def engine_options(self) -> EngineOptions:
         return EngineOptions(**self.engine)
-
-
-def ir_of(path: str) -> str:
-    """`relay` or `relax`, from the file name (the CLI only collects these suffixes)."""
-    return "relax" if path.endswith(RELAX_SUFFIXES) else "relay"
-
-
-def variant_of(task: Task) -> str:
-    """Relay: the zoo's workload (`*.anf.relay`, `*.grad.relay`, `*.train.relay`, or plain);
-    Relax: the extraction point."""
-    name = Path(task.path).name
-    if ir_of(task.path) == "relay":
-        for marker, variant in ((".anf.", "anf"), (".grad.", "gradient"),
-                                (".train.", "training step")):
-            if marker in name:
-                return variant
-        return "plain"
-    return "lowered" if name.endswith(".lowered.py") else task.relax_point
-
-
-def model_name(path: str) -> str:
-    """The file name without IR suffix and workload marker: `resnet-18.grad.relay` -> resnet-18."""
-    name = Path(path).name
-    for suffix in (".anf.relay", ".grad.relay", ".train.relay", ".lowered.py", *RELAY_SUFFIXES,
-                   *RELAX_SUFFIXES):
-        if name.endswith(suffix):
-            return name[: -len(suffix)]
-    return name
 
 
 class _Stages:
@@ -111,7 +82,7 @@ def run(task: Task, began: Callable[[], None] = lambda: None) -> dict[str, Any]:
     stages = _Stages()
     row: dict[str, Any] = {
         "model": model_name(task.path), "path": task.path, "ir": ir_of(task.path),
-        "variant": variant_of(task), "status": "ok", "error": None,
+        "variant": variant_of(task.path, task.relax_point), "status": "ok", "error": None,
         "worker": f"pid {os.getpid()}",
     }
     analyse: Callable[[Task, _Stages, Callable[[], None]], dict[str, Any]] = (
@@ -133,13 +104,12 @@ def run(task: Task, began: Callable[[], None] = lambda: None) -> dict[str, Any]:
 
 def _relay(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, Any]:
     with stage("startup"):
-        from extractor.relay.transforms.dead_code import purity_dce
         from extractor.relay.typeinfer import infer_types
 
-        from ..analysis import analyze
-        from ..analysis_dce import remove_relay_bindings
         from ..loading import load_relay
-        from ..scenario import count_lets
+        from ..relay.analysis import analyze
+        from ..relay.dce import relay_dce
+        from ..relay.scenario import count_lets
     began()
     with stage("load"):
         mod = load_relay(task.path)
@@ -151,9 +121,9 @@ def _relay(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, A
 
     with stage("dce"):
         before = count_lets(mod)
-        pruned = remove_relay_bindings(res)  # timed: the DCE; it removes what the view counts
+        pruned = relay_dce(mod, "analysis", result=res)  # timed: removes what the view counts
         ours = len(res.removable())
-        tvm = before - count_lets(purity_dce(typed.module, typed.type_of))
+        tvm = before - count_lets(relay_dce(typed.module, "purity", typed=typed))
     row = _analysed(res, ours, tvm, "relay purity DCE (#9542)")
     if task.check_outputs:
         with stage("check"):
@@ -187,11 +157,11 @@ def _relax(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, A
         from extractor.relax_load import load_relax_module
 
         from ..relax.analysis import analyze_relax
-        from ..relax.dce_pass import remove_relax_bindings
+        from ..relax.dce import remove_relax_bindings
     began()
     with stage("load"):
         mod = load_relax_module(task.path)
-    point = "input" if task.path.endswith(".lowered.py") else task.relax_point
+    point = "input" if is_lowered(task.path) else task.relax_point
     res = analyze_relax(mod, point=point, engine=task.engine_options())
     stage.add(res.timings)
 
@@ -215,7 +185,7 @@ def _relax(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, A
         ours = before - bindings(remove_relax_bindings(at, set(res.removable())))
         tvm = before - bindings(relax.transform.DeadCodeElimination()(at))
     row = _analysed(res, ours, tvm, "relax.transform.DeadCodeElimination")
-    if task.audit and not task.path.endswith(".lowered.py"):
+    if task.audit and not is_lowered(task.path):
         with stage("audit"):
             row["audit"] = _audit(mod, task.engine_options())
         if row["audit"]["analysis_errors"]:
@@ -256,7 +226,6 @@ def main() -> int:
     A worker lives for many models, so imports (tvm takes seconds) are paid once per worker.
     Before a row, the line BEGIN says the imports are done and the model's own work starts.
     """
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
     out = sys.stdout
     sys.stdout = sys.stderr  # anything a library prints must not corrupt the protocol
 
@@ -264,12 +233,13 @@ def main() -> int:
         out.write(BEGIN + "\n")
         out.flush()
 
-    for line in sys.stdin:
-        if line.strip():
-            with survivors_frozen():  # one model: its cycles are collected once it is done
-                row = run(Task(**json.loads(line)), began)
-            out.write(json.dumps(row) + "\n")
-            out.flush()
+    with recursion_limit(10_000):
+        for line in sys.stdin:
+            if line.strip():
+                with survivors_frozen():  # one model: its cycles are collected once it is done
+                    row = run(Task(**json.loads(line)), began)
+                out.write(json.dumps(row) + "\n")
+                out.flush()
     return 0
 
 

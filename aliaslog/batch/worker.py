@@ -17,7 +17,8 @@ import tempfile
 import time
 from typing import IO, Any
 
-from .task import BEGIN, Task, ir_of, model_name, variant_of
+from ..workloads import ir_of, model_name, variant_of
+from .task import BEGIN, Task
 
 STARTUP_LIMIT = 300.0  # seconds a worker may spend importing before its first model starts
 
@@ -25,8 +26,8 @@ STARTUP_LIMIT = 300.0  # seconds a worker may spend importing before its first m
 def failure_row(task: Task, status: str, error: str, seconds: float, worker: str) -> dict[str, Any]:
     """The row of a model whose worker timed out or died: no metrics, but the error and time."""
     return {"model": model_name(task.path), "path": task.path, "ir": ir_of(task.path),
-            "variant": variant_of(task), "status": status, "error": error, "worker": worker,
-            "stages": {}, "total_seconds": round(seconds, 6)}
+            "variant": variant_of(task.path, task.relax_point), "status": status, "error": error,
+            "worker": worker, "stages": {}, "total_seconds": round(seconds, 6)}
 
 
 class WorkerProcess:

@@ -3,7 +3,7 @@
 `solve()` is the one entry point; both engines return identical sorted, typed relations.
 Modules: `solve` (engine choice), `dialect` (the Soufflé language: preprocess, parse,
 elaborate, check), `embedded` (translation to clingo and its run), `souffle_backend`
-(Soufflé by subprocess), `tsv` (Soufflé's file format), `publish` (atomic output directories).
+(Soufflé by subprocess), `tsv_files` (Soufflé's file format), `publish` (atomic output directories).
 """
 
 from __future__ import annotations

@@ -8,9 +8,9 @@ from itertools import groupby
 from operator import itemgetter
 
 from extractor.diagnostics import LocatedError, Span
+from extractor.tsv import Row
 
 Value = object  # int | str | tuple (record) | None (nil record)
-Row = tuple
 # called when an engine reads its outputs: a symbol equal to a key is read as its value, so
 # that a caller's rows share its own strings (see `solve`)
 Symbols = Callable[[], dict[str, str]]

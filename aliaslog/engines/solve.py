@@ -16,7 +16,6 @@ from pathlib import Path
 
 from aliaslog.engines.base import (
     EngineError,
-    Row,
     SolveResult,
     Symbols,
     check_rows,
@@ -25,8 +24,9 @@ from aliaslog.engines.base import (
 from aliaslog.engines.dialect import Program, load_program
 from aliaslog.engines.embedded.facts import input_path
 from aliaslog.engines.publish import publish_dir
-from aliaslog.engines.tsv import encode_symbol, tsv_text, write_tsv
-from extractor.diagnostics import gc_paused
+from aliaslog.engines.tsv_files import tsv_text, write_tsv
+from extractor.runtime import gc_paused
+from extractor.tsv import Row, escape_symbol
 
 log = logging.getLogger("aliaslog.engines")
 
@@ -237,7 +237,7 @@ def _write_fact_files(program: Program, facts: Facts, dir_: Path) -> None:
                         and "\r" not in text:
                     path.write_text(text + "\n" if rows else "", encoding="utf-8")
                     continue
-            cells = [tuple(encode_symbol(v) if k == "s" else v
+            cells = [tuple(escape_symbol(v) if k == "s" else v
                            for v, k in zip(row, rel.kinds, strict=True)) for row in rows]
             write_tsv(path, cells, rel.kinds, program.records, io.delimiter,
                       rel.attrs if io.headers else None)

@@ -17,9 +17,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from aliaslog.engines.base import EngineError, Row, Symbols
+from aliaslog.engines.base import EngineError, Symbols
 from aliaslog.engines.dialect import Program
-from aliaslog.engines.tsv import read_tsv
+from aliaslog.engines.tsv_files import read_tsv
+from extractor.tsv import Row
 
 _SAFE_PATH = re.compile(r'^[^"`$\\\n]*$')
 _MACRO = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

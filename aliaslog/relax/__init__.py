@@ -4,7 +4,7 @@ effect-aware DCE pass, the verified in-place pass and the memory report."""
 from .analysis import RelaxResult, Violation, analyze_relax
 from .audit import AuditInstrument, AuditReport, audit_module
 from .checks import EffectChange, check_module, compare_modules
-from .dce_pass import EffectAwareDCE, remove_relax_bindings
+from .dce import EffectAwareDCE, remove_relax_bindings
 from .effects import packed_effects
 from .memory_report import MemoryReport, memory_report
 from .verified_inplace import InplaceReport, VerifiedInplace, inplace_pipeline, verified_inplace

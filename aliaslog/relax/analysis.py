@@ -17,7 +17,6 @@ import tvm
 from tvm import relax
 
 from datalog_rules import RELAX_MAIN
-from extractor.diagnostics import gc_paused
 from extractor.effect_table import effect_sources
 from extractor.relax_facts import (
     RelaxExtraction,
@@ -26,6 +25,7 @@ from extractor.relax_facts import (
     load_tir_effects,
 )
 from extractor.relax_load import require_well_formed, to_point
+from extractor.runtime import gc_paused
 
 from .. import pipeline
 from ..options import DEFAULT_ENGINE, EngineOptions

@@ -161,7 +161,7 @@ def cmd_facts(args: argparse.Namespace) -> int:
 def cmd_dce(args: argparse.Namespace) -> int:
     """The module after EffectAwareDCE (at an extraction point), as a loadable TVMScript file;
     what it removed goes to stderr."""
-    from .dce_pass import effect_aware_dce
+    from .dce import effect_aware_dce
 
     mod = to_point(load_relax_module(args.file, args.module), args.at)
     out, gone = effect_aware_dce(mod, **_options(args))

@@ -47,6 +47,7 @@ from types import MappingProxyType, ModuleType
 from typing import Any, TextIO
 
 from aliaslog.loading import write_atomically
+from aliaslog.workloads import zoo_suffix
 
 SEED = 0
 SEQ_LEN = 16
@@ -687,7 +688,7 @@ def _write_verified(zoo: Zoo, path: Path, text: str, mod: Any) -> ZooFile:
 
 def _file_names(name: str) -> tuple[str, str]:
     """The files a model owns in the zoo directory: before and after lowering."""
-    return f"{name}.py", f"{name}.lowered.py"
+    return f"{name}{zoo_suffix('relax', 'input')}", f"{name}{zoo_suffix('relax', 'lowered')}"
 
 
 def export_model(

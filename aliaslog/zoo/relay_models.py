@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from aliaslog.loading import write_text_atomically
+from aliaslog.workloads import zoo_suffix
 from extractor.diagnostics import LocatedError
 from extractor.relay.ast import (
     Call,
@@ -790,8 +791,6 @@ def training_workload(mod: Module) -> Module:
 
 # ------------------------------------------------------------------------------------ writing
 
-WORKLOADS = ("plain", "anf", "grad", "train")  # NAME.relay, NAME.anf.relay, NAME.grad.relay, ...
-SUFFIX = {"plain": ".relay", "anf": ".anf.relay", "grad": ".grad.relay", "train": ".train.relay"}
 
 
 @dataclass
@@ -806,14 +805,6 @@ class ZooEntry:
     run_seconds: dict[str, float] = field(default_factory=dict)  # workload -> one run's time
     no_gradient: str | None = None
     error: str | None = None
-
-    @property
-    def relay_path(self) -> str | None:
-        return self.paths.get("plain")
-
-    @property
-    def grad_path(self) -> str | None:
-        return self.paths.get("grad")
 
     def describe(self) -> str:
         """One line for the CLI: what was written, or what went wrong."""
@@ -833,7 +824,7 @@ def _failure(err: BaseException) -> str:
 def _write(entry: ZooEntry, workload: str, typed: Typed, out: Path, types: bool,
            run: bool) -> None:
     """Print one workload (type-checked: it is a Typed) and run it once in the interpreter."""
-    path = out / f"{entry.name}{SUFFIX[workload]}"
+    path = out / f"{entry.name}{zoo_suffix('relay', workload)}"
     write_text_atomically(path, astext(typed.module, types=typed.types if types else None))
     entry.paths[workload] = str(path)
     if run:

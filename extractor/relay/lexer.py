@@ -38,9 +38,6 @@ META = "meta"  # meta[Key][N]       value: (type_key, index)
 PUNCT = "punct"  # value: the punctuation text
 EOF = "eof"
 
-PUNCTUATION = ("->", "=>", "==", "!=", "<=", ">=", "(", ")", "[", "]", "{", "}", ",", ".", ";", ":",
-               "=", "+", "-", "*", "/", "<", ">", "?")
-
 _IDENT_RE = r"[A-Za-z_][A-Za-z0-9_/]*"
 _MASTER = re.compile(
     r"""

@@ -14,7 +14,6 @@ import functools
 import json
 import re
 import struct
-import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -23,7 +22,8 @@ from typing import TypeVar as _TV
 
 import numpy as np
 
-from ..diagnostics import Span, gc_paused
+from ..diagnostics import Span
+from ..runtime import gc_paused, recursion_limit
 from . import ops
 from .ast import (
     EMPTY_ATTRS,
@@ -276,17 +276,11 @@ class _Parser:
 
     def run(self, fn: Callable[[], _T]) -> _T:
         """Run a parse with stack room for MAX_DEPTH levels; never leak a RecursionError."""
-        old = sys.getrecursionlimit()
-        need = MAX_DEPTH * _FRAMES_PER_LEVEL + 2000
-        if old < need:
-            sys.setrecursionlimit(need)
         try:
-            return fn()
+            with recursion_limit(MAX_DEPTH * _FRAMES_PER_LEVEL + 2000):
+                return fn()
         except RecursionError:
             raise self.error(f"nesting too deep (limit {MAX_DEPTH})") from None
-        finally:
-            if old < need:
-                sys.setrecursionlimit(old)
 
     def check_version(self, required: bool) -> None:
         t = self.peek()

@@ -19,14 +19,12 @@ from __future__ import annotations
 
 import math
 import re
-import sys
-import threading
-import typing
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
+from ..runtime import run_deep
 from .ast import (
     Call,
     Constant,
@@ -71,45 +69,11 @@ META_OMITTED = (
 
 # A document is a rope: a str, a list of documents, NL, or an _Indent; `render` lays it out.
 Doc = Any
-_R = typing.TypeVar("_R")
 
 _F32_MAX = float(np.finfo(np.float32).max)
 _BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_/]")
 _LITERAL_FLOATS = {"float32": ("f", np.float32, 9), "float16": ("f16", np.float16, 5),
                    "float64": ("f64", np.float64, 17)}
-
-
-# ------------------------------------------------------------------------------ deep recursion
-
-
-def run_deep(fn: Callable[[], _R]) -> _R:
-    """Run a recursive walk; if it overflows Python's stack, redo it on a thread with a big one."""
-    try:
-        return fn()
-    except RecursionError:
-        pass
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = fn()
-        except BaseException as ex:  # noqa: BLE001 - re-raised on the calling thread
-            box["error"] = ex
-
-    old_limit = sys.getrecursionlimit()
-    old_size = threading.stack_size()
-    try:
-        sys.setrecursionlimit(max(old_limit, 2_000_000))
-        threading.stack_size(1024 * 1024 * 1024)
-        worker = threading.Thread(target=target, name="relay-deep-walk")
-        worker.start()
-        worker.join()
-    finally:
-        threading.stack_size(old_size)
-        sys.setrecursionlimit(old_limit)
-    if "error" in box:
-        raise box["error"]
-    return box["value"]  # type: ignore[no-any-return]
 
 
 # ------------------------------------------------------------------------------ small helpers

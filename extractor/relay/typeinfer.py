@@ -20,7 +20,8 @@ from weakref import WeakKeyDictionary, ref
 
 import numpy as np
 
-from ..diagnostics import Span, gc_paused
+from ..diagnostics import Span
+from ..runtime import gc_paused
 from .ast import (
     UNIT,
     Call,

@@ -9,14 +9,14 @@ import subprocess
 import numpy as np
 import pytest
 
-from aliaslog.analysis import analyze
-from aliaslog.annotate import annotated_text, annotation_document
 from aliaslog.cli import main
-from aliaslog.dce import relay_dce as dce
 from aliaslog.engines import solve
-from aliaslog.scenario import count_lets
+from aliaslog.relay.analysis import analyze
+from aliaslog.relay.annotate import annotated_text, annotation_document
+from aliaslog.relay.dce import relay_dce as dce
+from aliaslog.relay.scenario import count_lets
 from datalog_rules import MAIN, RULES_DIR
-from extractor.facts import FactSet, escape_symbol, unescape_symbol
+from extractor.facts import FactSet
 from extractor.relay import ast as A
 from extractor.relay.interpreter import evaluate, flatten_value, random_inputs
 from extractor.relay.parser import parse, parse_file
@@ -25,6 +25,7 @@ from extractor.relay.transforms.training import training_step
 from extractor.relay.typeinfer import infer_types
 from extractor.relay_facts import ExtractError, extract_relay, load_op_effects
 from extractor.schema import EFFECT_CLASSES, EFFECT_KINDS, EFFECTS, souffle_decls
+from extractor.tsv import escape_symbol, unescape_symbol
 from tests.support.options import EMBEDDED, FLOW_SENSITIVE
 from tests.support.paths import DATA
 

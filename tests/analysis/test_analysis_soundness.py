@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aliaslog.dce import relay_dce as dce
-from aliaslog.scenario import count_lets
+from aliaslog.relay.dce import relay_dce as dce
+from aliaslog.relay.scenario import count_lets
 from extractor.relay.parser import parse
 from extractor.relay.typeinfer import infer_types
 from tests.support.corpus import (

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from aliaslog.analysis import analyze
 from aliaslog.cli import main
-from aliaslog.dce import relay_dce as dce
 from aliaslog.engines.souffle_backend import souffle_executable
 from aliaslog.options import POINTS_TO, AnalysisOptions
-from aliaslog.oracle import observe, unsound_findings
+from aliaslog.relay.analysis import analyze
+from aliaslog.relay.dce import relay_dce as dce
+from aliaslog.relay.oracle import observe, unsound_findings
 from extractor.relay.parser import parse_file
 from extractor.relay.typeinfer import infer_types
 from tests.support.corpus import (

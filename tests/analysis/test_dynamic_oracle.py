@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from aliaslog.analysis import analyze
+from aliaslog.relay.analysis import analyze
 from extractor.relay import ast as A
 from extractor.relay.interpreter import evaluate, random_inputs
 from tests.support.corpus import IDS, PROGRAMS, SEEDS, build

@@ -12,8 +12,8 @@ tests/support/fuzz_checks.py:
 
 Hypothesis drives the generator here (derandomized, so CI is deterministic, and shrinking);
 `python -m tests.support.fuzz_main` runs the same checks on seeded programs in bulk. A failing
-program is saved under tests/data/regressions/ (named by content hash, then renamed after what
-it pins), and every file there is replayed on every run.
+program is saved under tests/data/regressions/ (its content hash and the command that replays it
+in its header), and every file there is replayed on every run.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis.control import current_build_context
 
-from aliaslog.dce import relay_dce as dce
 from aliaslog.options import AnalysisOptions
+from aliaslog.relay.dce import relay_dce as dce
 from tests.support.corpus import SEEDS, assert_same_observation, run
 from tests.support.fuzz_checks import (
     VARIANTS,
@@ -40,10 +40,13 @@ from tests.support.fuzz_checks import (
     check_oracle,
     check_program,
     have_souffle,
+    program_hash,
     regression_files,
     save_regression,
+    split_header,
 )
 from tests.support.randprog import FEATURES, generate, generate_program, programs, recorded, replay
+from tests.support.regressions import RELAY_TEST, reproduce_command
 
 FUZZ_SETTINGS = settings(
     max_examples=25,
@@ -108,6 +111,29 @@ def test_regression(path):
     """Every saved counterexample passes every check (under every variant) from now on."""
     failures = check_program(path.read_text(), name=str(path))
     assert not failures, "\n".join(f"{f.check} ({f.variant}): {f.message}" for f in failures)
+
+
+@pytest.mark.parametrize("path", regression_files(), ids=lambda p: p.stem)
+def test_regression_names_its_hash_and_how_to_replay_it(path):
+    """A regression is named after what it pins; its header keeps the hash of its program (its
+    first name) and the command that replays it, which names the file as it is now."""
+    header, text = split_header(path.read_text())
+    assert header[0].startswith(f"// fuzz counterexample {program_hash(text)}: ")
+    assert f"// reproduce: {reproduce_command(RELAY_TEST, path)}" in header
+
+
+def test_save_regression_writes_a_replayable_file(tmp_path, monkeypatch):
+    import tests.support.fuzz_checks as fc
+
+    monkeypatch.setattr(fc, "REGRESSIONS", tmp_path)
+    text = generate(3)
+    path = save_regression(text, Failure("oracle", "1-closure+fs", "AssertionError: x"),
+                           "python -m tests.support.fuzz_main --start 3 --n 1")
+    assert path.name == f"oracle_1_closure_fs_{program_hash(text)}.relay"
+    test_regression_names_its_hash_and_how_to_replay_it(path)
+    assert split_header(path.read_text())[1] == text
+    again = save_regression(text, Failure("dce", "insensitive", "AssertionError: y"), "-")
+    assert again == path and len(list(tmp_path.iterdir())) == 1  # saved once
 
 
 # ---------------------------------------------------------------- the generator itself

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import numpy as np
 
-from aliaslog.analysis import analysis_program, analyze
 from aliaslog.cli import main
 from aliaslog.options import AnalysisOptions, EngineOptions
-from aliaslog.oracle import oracle_removable, perturb, perturbation_live
-from aliaslog.precision import measure
+from aliaslog.relay.analysis import analysis_program, analyze
+from aliaslog.relay.oracle import oracle_removable, perturb, perturbation_live
+from aliaslog.relay.precision import measure
 from extractor.relay import ast as A
 from extractor.relay.parser import parse
 from extractor.relay.typeinfer import infer_types

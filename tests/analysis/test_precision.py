@@ -8,11 +8,11 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from aliaslog.analysis import analyze
 from aliaslog.cli import main
 from aliaslog.options import AnalysisOptions, EngineOptions
-from aliaslog.oracle import observe, unsound_findings
-from aliaslog.precision import measure
+from aliaslog.relay.analysis import analyze
+from aliaslog.relay.oracle import observe, unsound_findings
+from aliaslog.relay.precision import measure
 from extractor.relay.parser import parse_file
 from extractor.relay.typeinfer import infer_types
 from tests.support.options import EMBEDDED

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from aliaslog.analysis import AnalysisResult, analyze
 from aliaslog.options import AnalysisOptions
+from aliaslog.relay.analysis import AnalysisResult, analyze
 from extractor.relay.parser import parse, parse_file
 from extractor.relay.typeinfer import infer_types
 from tests.support.options import EMBEDDED

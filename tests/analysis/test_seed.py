@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from aliaslog.dce import relay_dce as dce
-from aliaslog.scenario import count_lets, run_seed_scenario
+from aliaslog.relay.dce import relay_dce as dce
+from aliaslog.relay.scenario import count_lets, run_seed_scenario
 from extractor.relay.ast import RefCreate, RefRead, RefWrite, post_order
 from extractor.relay.interpreter import evaluate, flatten_value, random_inputs
 from extractor.relay.parser import parse_file

@@ -16,10 +16,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aliaslog.analysis import analysis_program, analyze
-from aliaslog.analysis_dce import remove_relay_bindings
 from aliaslog.cli import main
 from aliaslog.options import AnalysisOptions
+from aliaslog.relay.analysis import analysis_program, analyze
+from aliaslog.relay.dce import remove_relay_bindings
 from extractor.relay.ast import Let, post_order
 from extractor.relay.interpreter import evaluate, flatten_value, random_inputs
 from extractor.relay.parser import parse

@@ -19,6 +19,7 @@ from aliaslog.batch.worker import WorkerProcess
 from aliaslog.cli import main
 from aliaslog.loading import UsageError
 from aliaslog.options import AnalysisOptions
+from aliaslog.workloads import WORKLOADS, model_name, variant_of, zoo_suffix
 from tests.support.paths import DATA
 
 MODELS = ["model_mlp.relay", "counter_factory.relay", "write_overwritten.relay"]
@@ -49,6 +50,18 @@ def test_collect_walks_directories_and_rejects_missing(models: Path) -> None:
     (models / "empty").mkdir()
     with pytest.raises(UsageError, match="no model files"):
         collect([models / "empty"])
+
+
+def test_a_zoo_file_is_read_back_as_the_workload_it_was_written_as() -> None:
+    """The zoos' file names, the batch's variants and the report's order are one table."""
+    for w in WORKLOADS:
+        if w.suffix is None:
+            continue
+        path = f"zoo/resnet-18{zoo_suffix(w.ir, w.key)}"
+        assert model_name(path) == "resnet-18"
+        assert variant_of(path, relax_point="input") == w.variant
+    assert variant_of("m.py", relax_point="legalized") == "legalized"
+    assert variant_of("m.json", relax_point="input") == "plain"
 
 
 def test_batch_rows_outputs_and_isolated_failure(models: Path, tmp_path: Path) -> None:

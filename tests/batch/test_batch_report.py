@@ -377,7 +377,7 @@ def png_facts(path: Path) -> tuple[int, int, int]:
 def test_chromium_renders_every_chart(page, tmp_path):
     path, _, _ = page
     shot = tmp_path / "shot.png"
-    proc = subprocess.run([sys.executable, str(REPO / "benchmarks" / "report_screenshot.py"),
+    proc = subprocess.run([sys.executable, str(REPO / "conformance" / "report_screenshot.py"),
                            str(path), "-o", str(shot), "--window-size", "1200,2000"],
                           capture_output=True, text=True, timeout=400, check=False)
     assert proc.returncode == 0, proc.stderr
@@ -389,7 +389,7 @@ def test_chromium_renders_every_chart(page, tmp_path):
 
 def test_screenshot_script_explains_a_missing_browser(page, tmp_path):
     path, _, _ = page
-    proc = subprocess.run([sys.executable, str(REPO / "benchmarks" / "report_screenshot.py"),
+    proc = subprocess.run([sys.executable, str(REPO / "conformance" / "report_screenshot.py"),
                            str(path), "-o", str(tmp_path / "s.png"),
                            "--chromium", str(tmp_path / "no-such-chromium")],
                           capture_output=True, text=True, timeout=60, check=False)

@@ -376,7 +376,7 @@ def test_training_workloads_keep_the_loss_and_drop_the_data_gradient() -> None:
 
 def test_write_relay_zoo_without_gradients(tmp_path) -> None:
     (entry,) = write_relay_zoo(tmp_path, ["synthetic"], gradient=False, types=False)
-    assert entry.grad_path is None and entry.no_gradient == "gradient not requested"
+    assert "grad" not in entry.paths and entry.no_gradient == "gradient not requested"
     assert {p.name for p in tmp_path.iterdir()} == {"synthetic.relay", "synthetic.anf.relay",
                                                     "zoo.json"}
     assert "/* ty=" not in (tmp_path / "synthetic.relay").read_text()
@@ -404,7 +404,7 @@ def test_write_relay_zoo_leaves_no_partial_file(tmp_path, monkeypatch) -> None:
     # lstm failed and left nothing behind (no lstm.relay, no temporary file); the rest went on
     assert {p.name for p in tmp_path.iterdir()} == {"synthetic.relay", "synthetic.anf.relay",
                                                     "mlp.relay", "mlp.anf.relay", "zoo.json"}
-    assert lstm.error == "OSError: disk full" and lstm.relay_path is None and lstm.paths == {}
+    assert lstm.error == "OSError: disk full" and lstm.paths == {}
     assert lstm.describe() == "lstm: FAILED: OSError: disk full"
     assert syn.error is None and mlp.error is None
     assert mlp.describe() == ("mlp: 10 ops, 7 params -> mlp.relay, mlp.anf.relay "
@@ -426,7 +426,7 @@ def test_gradient_failure_is_reported(tmp_path, monkeypatch) -> None:
 
     monkeypatch.setattr(relay_models, "gradient_module", broken)
     (entry,) = write_relay_zoo(tmp_path, ["mlp"])
-    assert entry.grad_path is None and entry.no_gradient == "gradient failed"
+    assert "grad" not in entry.paths and entry.no_gradient == "gradient failed"
     assert entry.error is not None and "cannot differentiate this" in entry.error
     assert entry.describe().startswith("mlp: 10 ops, 7 params -> mlp.relay, mlp.anf.relay; "
                                        "FAILED: gradient: ")

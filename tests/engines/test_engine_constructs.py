@@ -243,7 +243,7 @@ def test_regex_syntax_not_mirrored_is_refused(tmp_path: Path) -> None:
 
 
 def test_in_memory_facts_give_what_the_written_fact_files_give(tmp_path: Path) -> None:
-    from extractor.facts import escape_symbol
+    from extractor.tsv import escape_symbol
 
     prog, fdir = _write(tmp_path, """
 .decl e(x: symbol, k: symbol, n: number)

@@ -17,7 +17,7 @@ from aliaslog.engines.base import sort_rows
 from aliaslog.engines.dialect import load_program
 from aliaslog.engines.embedded.model import parse_atom_args
 from aliaslog.engines.embedded.translate import clingo_name, quote
-from aliaslog.engines.tsv import read_tsv
+from aliaslog.engines.tsv_files import read_tsv
 from tests.support import paths
 
 DATA = paths.DATA / "engines"

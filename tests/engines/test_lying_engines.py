@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from aliaslog.analysis import analyze
 from aliaslog.cli import main
+from aliaslog.relay.analysis import analyze
 from extractor.relay.parser import parse_file
 from tests.support.options import EMBEDDED
 from tests.support.paths import DATA

@@ -16,7 +16,16 @@ import pytest
 pytest.importorskip("tvm")
 
 from tests.support import randmod_relax as rm  # noqa: E402
-from tests.support.fuzz_relax import FAILURES, REGRESSIONS, VARIANTS, _run_jobs, judge, shrink  # noqa: E402
+from tests.support.fuzz_relax import (  # noqa: E402
+    FAILURES,
+    REGRESSIONS,
+    VARIANTS,
+    _run_jobs,
+    judge,
+    save_regression,
+    shrink,
+)
+from tests.support.regressions import RELAX_TEST, reproduce_command, spec_hash  # noqa: E402
 
 SEEDS = range(8)
 CASES = sorted(REGRESSIONS.glob("*.py"))
@@ -45,6 +54,29 @@ def test_regression_is_fixed(path: Path):
         assert verdict.status == "caught", verdict
     else:
         assert verdict.status not in FAILURES, verdict
+
+
+@pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
+def test_regression_names_its_hash_and_how_to_replay_it(path: Path):
+    """A regression is named after what it pins; its docstring keeps the hash of its SPEC (its
+    first name) and the command that replays it, which names the file as it is now."""
+    ns = runpy.run_path(str(path))
+    doc = ns["__doc__"]
+    assert f"\nHash: {spec_hash(ns['SPEC'])} (of its SPEC)\n" in doc
+    assert f"\nReproduce: {reproduce_command(RELAX_TEST, path)}\n" in doc
+
+
+def test_save_regression_writes_a_replayable_file(tmp_path: Path):
+    from tests.support.fuzz_relax import Verdict
+
+    spec = rm.generate(1)
+    verdict = Verdict("missed", hazard="run 1: output 0 differs")
+    path = save_regression(spec, "inplace", 7, verdict, directory=tmp_path)
+    assert path.name == f"missed_inplace_{spec_hash(spec)}.py"
+    test_regression_names_its_hash_and_how_to_replay_it(path)
+    ns = runpy.run_path(str(path))
+    assert (ns["SPEC"], ns["VARIANT"], ns["SEED"], ns["FAILED_AS"]) == (spec, "inplace", 7,
+                                                                        "missed")
 
 
 def test_shrink_keeps_the_failure_and_drops_the_rest():

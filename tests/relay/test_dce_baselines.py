@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from aliaslog.dce import relay_dce as dce
+from aliaslog.relay.dce import relay_dce as dce
 from extractor.relay.alpha import assert_alpha_equal
 from extractor.relay.ast import (
     Call,
@@ -250,7 +250,6 @@ def test_peer_purity_without_inline_once_keeps_single_uses() -> None:
 
 DATA = paths.DATA / "relay"
 INLINE_ONCE_FILES = {"inline_into_function", "impure_op", "impure_func", "refs"}
-META_FILES = {"impure_op", "impure_func"}  # carry meta[VirtualDevice][0] call attributes
 
 
 @pytest.mark.parametrize(

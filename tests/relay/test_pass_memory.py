@@ -10,12 +10,12 @@ import gc
 
 import pytest
 
-from aliaslog.dce import relay_dce as dce
-from extractor.diagnostics import gc_paused
+from aliaslog.relay.dce import relay_dce as dce
 from extractor.relay.ast import Let, let_chain
 from extractor.relay.parser import parse, parse_file
 from extractor.relay.transforms.gradient import gradient_module
 from extractor.relay.typeinfer import infer_types
+from extractor.runtime import gc_paused
 
 
 def _tuple_chain(n: int) -> str:
@@ -96,7 +96,7 @@ def test_passes_keep_the_callers_collector_state(seed_path):
 
 def test_survivors_of_a_pause_are_frozen_only_inside_a_job():
     """A job freezes what its passes leave alive; when it ends the collector sees it again."""
-    from extractor.diagnostics import survivors_frozen
+    from extractor.runtime import survivors_frozen
 
     was = gc.isenabled()
     gc.enable()

@@ -1,4 +1,4 @@
-"""TVM v0.19's own Relay tests through the project (benchmarks/relay_tvm_tests.py).
+"""TVM v0.19's own Relay tests through the project (conformance/relay_tvm_tests.py).
 
 The classification rules are checked always (no TVM needed). The run itself is opt-in: set
 ALIASLOG_TVM_CLONE to a git mirror of apache/tvm that has the v0.19.0 tag. It must not crash
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.relay_tvm import adapter
-from benchmarks.relay_tvm.classify import (
+from conformance.relay_tvm import adapter
+from conformance.relay_tvm.classify import (
     BUG,
     HARNESS,
     NOT_TEXT,
@@ -27,9 +27,9 @@ from benchmarks.relay_tvm.classify import (
     NotExpressible,
     classify_error,
 )
-from benchmarks.relay_tvm.discover import discover
-from benchmarks.relay_tvm.metadata import metadata_section
-from benchmarks.relay_tvm.static_meta import MetaEntry
+from conformance.relay_tvm.discover import discover
+from conformance.relay_tvm.metadata import metadata_section
+from conformance.relay_tvm.static_meta import MetaEntry
 from tests.support.paths import REPO
 
 CLONE = os.environ.get("ALIASLOG_TVM_CLONE")
@@ -114,7 +114,7 @@ def test_the_metadata_the_harness_writes_is_tvms_format() -> None:
 def test_the_script_runs_without_harness_errors(tmp_path: Path) -> None:
     out = tmp_path / "out.json"
     proc = subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / "relay_tvm_tests.py"), "--tvm", CLONE,
+        [sys.executable, str(REPO / "conformance" / "relay_tvm_tests.py"), "--tvm", CLONE,
          "--jobs", "1", "--json", str(out), "--files", "test_ir_parser.py",
          "test_pass_dead_code_elimination.py", "test_pass_gradient.py"],
         capture_output=True, text=True, timeout=600)
@@ -126,7 +126,7 @@ def test_the_script_runs_without_harness_errors(tmp_path: Path) -> None:
 
 
 def _statuses(files: list[str]) -> dict[tuple[str, str, str, str], str]:
-    from benchmarks.relay_tvm.runner import run
+    from conformance.relay_tvm.runner import run
 
     res = run(CLONE, files=files, jobs=1, transcriptions=False)  # type: ignore[arg-type]
     # no line: a failing test reports the line that failed

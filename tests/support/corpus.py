@@ -15,13 +15,13 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from aliaslog.dce import relay_dce as dce
 from aliaslog.options import AnalysisOptions
-from aliaslog.oracle import (
+from aliaslog.relay.dce import relay_dce as dce
+from aliaslog.relay.oracle import (
     Observation,
     difference,
 )
-from aliaslog.oracle import run_observed as run
+from aliaslog.relay.oracle import run_observed as run
 from extractor.relay.ast import (
     Expr,
     ExprMutator,

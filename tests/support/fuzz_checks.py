@@ -1,23 +1,24 @@
 """The checks (dce, oracle, engines) a random Relay program goes through, and its regressions.
 
 Shared by tests/analysis/test_fuzz.py (hypothesis-driven) and `python -m tests.support.fuzz_main`
-(seeded, in bulk); a failing program is saved under tests/data/regressions/, named by content
-hash until someone renames it after what it pins.
+(seeded, in bulk); a failing program is saved under tests/data/regressions/, its content hash
+and the command that replays it in its header.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aliaslog.analysis import AnalysisResult, analyze
-from aliaslog.analysis_dce import remove_relay_bindings
 from aliaslog.engines.souffle_backend import souffle_executable
 from aliaslog.options import AnalysisOptions
-from aliaslog.oracle import run_observed
+from aliaslog.relay.analysis import AnalysisResult, analyze
+from aliaslog.relay.dce import remove_relay_bindings
+from aliaslog.relay.oracle import run_observed
 from extractor.relay.ast import Module
 from extractor.relay.parser import parse
 from extractor.relay.typeinfer import infer_types
@@ -26,6 +27,7 @@ from . import paths
 from .corpus import SEEDS, Observation, assert_same_observation, run
 from .options import EMBEDDED, SOUFFLE
 from .ref_accesses import access_recorder, check_accesses
+from .regressions import RELAY_TEST, reproduce_command
 
 # The analysis variants every property is checked under.
 VARIANTS: list[AnalysisOptions] = [
@@ -157,18 +159,34 @@ def check_program(text: str, variants: Sequence[AnalysisOptions] = VARIANTS,
 # ---------------------------------------------------------------------- regression files
 
 
+def program_hash(text: str) -> str:
+    """The first 16 hex digits of the program text's SHA-256: a regression's first name."""
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def split_header(file_text: str) -> tuple[list[str], str]:
+    """A regression file's `//` header lines, and the program after them."""
+    lines = file_text.split("\n")
+    k = next((i for i, line in enumerate(lines) if not line.startswith("//")), len(lines))
+    return lines[:k], "\n".join(lines[k:])
+
+
 def save_regression(text: str, failure: Failure, found_by: str) -> Path:
-    """Save a failing program as tests/data/regressions/<content hash>.relay, unless a file
-    there already holds it (under its hash, or renamed after what it pins: its `// hash:` line)."""
+    """Save a failing program as tests/data/regressions/<check>_<variant>_<hash>.relay, with its
+    hash, how it was found and the command that replays it in the header; rename it after what
+    it pins (and its reproduce line with it). Idempotent: a program already saved under any
+    name is not saved again."""
     REGRESSIONS.mkdir(parents=True, exist_ok=True)
-    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-    for old in regression_files():
-        if old.stem == digest or f"// hash: {digest}\n" in old.read_text():
-            return old
-    path = REGRESSIONS / f"{digest}.relay"
+    digest = program_hash(text)
+    for known in regression_files():
+        if split_header(known.read_text())[1] == text:
+            return known
+    variant = re.sub(r"[^A-Za-z0-9]+", "_", failure.variant).strip("_")
+    path = REGRESSIONS / "_".join(filter(None, (failure.check, variant, digest + ".relay")))
     first = " ".join(failure.message.split())[:300]
-    header = (f"// fuzz counterexample: {failure.check} ({failure.variant}) failed\n"
-              f"// hash: {digest}\n// found by: {found_by}\n// {first}\n")
+    header = (f"// fuzz counterexample {digest}: {failure.check} ({failure.variant}) failed\n"
+              f"// found by: {found_by}\n"
+              f"// reproduce: {reproduce_command(RELAY_TEST, path)}\n// {first}\n")
     path.write_text(header + text)
     return path
 

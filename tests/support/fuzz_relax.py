@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
 import io
 import json
 import selectors
@@ -47,6 +46,7 @@ import numpy as np
 from . import paths
 from . import randmod_relax as rm
 from .options import EMBEDDED
+from .regressions import RELAX_TEST, reproduce_command, spec_hash
 
 EFFECTS = paths.DATA / "relax" / "fuzz_packed_effects.tsv"
 REGRESSIONS = paths.DATA / "relax" / "regressions"
@@ -268,13 +268,15 @@ def shrink(spec: dict[str, Any], fails: Callable[[dict[str, Any]], bool],
 
 def save_regression(spec: dict[str, Any], variant: str, seed: int, verdict: Verdict,
                     directory: Path = REGRESSIONS) -> Path:
-    """Write a failing spec as a TVMScript file that the regression test replays (rename it
-    after what it pins, and say so in its docstring)."""
-    digest = hashlib.sha1(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:10]
+    """Write a failing spec as a TVMScript file that the regression test replays, its hash and
+    the command that replays it in its docstring (rename it after what it pins, with its
+    Reproduce line, and say what it pins in its docstring)."""
+    digest = spec_hash(spec)
     path = directory / f"{verdict.status}_{variant.replace('+', '_')}_{digest}.py"
     record = textwrap.fill(f"Fuzzer counterexample ({verdict.status}, variant {variant}): "
                            f"{verdict.hazard or verdict.detail}.", 95)
-    doc = f'"""{record}\n"""\n\n'
+    doc = (f'"""{record}\n\nHash: {digest} (of its SPEC)\n'
+           f'Reproduce: {reproduce_command(RELAX_TEST, path)}\n"""\n\n')
 
     text = doc + rm.render(spec).replace(
         "SPEC = ", f"FAILED_AS = {verdict.status!r}\nVARIANT = {variant!r}\n"

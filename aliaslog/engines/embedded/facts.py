@@ -6,11 +6,12 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-from aliaslog.engines.base import EngineError, RecordKind, Row, check_rows
+from aliaslog.engines.base import EngineError, RecordKind, check_rows
 from aliaslog.engines.dialect.program import IO, Program, Relation
 from aliaslog.engines.embedded.relevance import InputShape
 from aliaslog.engines.embedded.translate import clingo_name, quote
-from aliaslog.engines.tsv import encode_symbol, fact_bytes, read_tsv
+from aliaslog.engines.tsv_files import fact_bytes, read_tsv
+from extractor.tsv import Row, escape_symbol
 
 # rows a chunk of clingo facts holds at most: clingo's parse of a chunk is held until it is
 # grounded, and is several times the size of the atoms it makes
@@ -120,7 +121,7 @@ def _format(program: Program, rel: Relation, shape: InputShape, rows: Sequence[R
             return text
     recs = program.records
     return "\n".join(
-        cname + "(" + ",".join(_value_text(encode_symbol(v) if encode and k == "s" else v, k,
+        cname + "(" + ",".join(_value_text(escape_symbol(v) if encode and k == "s" else v, k,
                                            recs)
                                for v, k in zip(row, kinds, strict=True)) + ")."
         for row in rows)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from aliaslog.engines.base import EngineError, Row
+from aliaslog.engines.base import EngineError
+from extractor.tsv import Row
 
 
 def unquote(body: str) -> str:

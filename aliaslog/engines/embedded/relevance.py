@@ -28,7 +28,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 
-from aliaslog.engines.base import Row
 from aliaslog.engines.dialect.ast import (
     Aggregate,
     Atom,
@@ -45,6 +44,7 @@ from aliaslog.engines.dialect.ast import (
 )
 from aliaslog.engines.dialect.elaborate import map_atoms
 from aliaslog.engines.dialect.program import Program
+from extractor.tsv import Row
 
 
 @dataclass(frozen=True)

@@ -6,11 +6,12 @@ import queue
 import threading
 from collections.abc import Iterable, Iterator
 
-from aliaslog.engines.base import EngineError, Row, Symbols
+from aliaslog.engines.base import EngineError, Symbols
 from aliaslog.engines.dialect.program import Program
 from aliaslog.engines.embedded.functors import FunctorAbort, Functors
 from aliaslog.engines.embedded.model import read_relation
 from aliaslog.engines.embedded.translate import clingo_name
+from extractor.tsv import Row
 
 
 def run_clingo(program: Program, rules: str, facts: Iterable[str], outputs: list[str],

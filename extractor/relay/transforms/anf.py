@@ -27,6 +27,7 @@ from array import array
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ...runtime import run_deep
 from ..ast import (
     Call,
     Clause,
@@ -49,7 +50,6 @@ from ..ast import (
     pattern_vars,
 )
 from ..errors import TransformError
-from ..printer import run_deep
 
 ATOMS = (Var, GlobalVar, Op, Constructor)
 _GENSYM = re.compile(r"x_(\d+)")

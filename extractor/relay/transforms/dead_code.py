@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import NamedTuple
 
-from ...diagnostics import gc_paused
+from ...runtime import gc_paused
 from ..ast import (
     Call,
     Constant,

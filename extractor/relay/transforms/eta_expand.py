@@ -7,6 +7,7 @@ not expanded (`expand_global_var=False`, as the debug executor's Prepare asks).
 
 from __future__ import annotations
 
+from ...runtime import run_deep
 from ..ast import (
     Call,
     Constructor,
@@ -18,7 +19,6 @@ from ..ast import (
     Var,
     post_order,
 )
-from ..printer import run_deep
 
 
 class _EtaExpander(ExprMutator):

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ...diagnostics import Span, gc_paused
+from ...diagnostics import Span
+from ...runtime import gc_paused
 from ..ast import (
     Call,
     Constant,

@@ -12,11 +12,11 @@ See relay-notes §2 for the generated shape; deviations are noted where they hap
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import replace
 
-from ...diagnostics import Span, gc_paused
+from ...diagnostics import Span
+from ...runtime import gc_paused, recursion_limit
 from ..ast import (
     UNIT,
     Call,
@@ -576,10 +576,9 @@ def gradient(
                 "parameters",
                 orig_p.span or fn.span)
 
-    old_limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old_limit, 20000))
     try:
-        out, new_funcs = _gradient(tfn, typed, base)
+        with recursion_limit(20000):
+            out, new_funcs = _gradient(tfn, typed, base)
     except _Located as err:
         raise RelayTypeError(err.message, err.span) from None
     except _Unsupported as err:
@@ -587,8 +586,6 @@ def gradient(
     except RecursionError:
         raise RelayTypeError("expression nesting is too deep for the gradient transform",
                              fn.span) from None
-    finally:
-        sys.setrecursionlimit(old_limit)
     fns = dict(base.functions)
     fns.update(new_funcs)
     return out, Module(fns, base.type_defs, base.source_name)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ...diagnostics import gc_paused
+from ...runtime import gc_paused
 from ..ast import Constructor, Expr, Module
 from .anf import ANFModule, expr_to_a_normal_form, to_a_normal_form
 from .eta_expand import eta_expand, eta_expand_expr

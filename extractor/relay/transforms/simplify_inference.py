@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ...runtime import run_deep
 from ..ast import (
     Call,
     Constant,
@@ -37,7 +38,6 @@ from ..ast import (
     post_order,
 )
 from ..ops import OpAttrs, lookup, make_call
-from ..printer import run_deep
 from ..typeinfer import infer_types
 
 REWRITTEN = frozenset({"nn.batch_norm", "nn.dropout", "nn.layer_norm", "nn.instance_norm",

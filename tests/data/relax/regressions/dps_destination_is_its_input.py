@@ -4,6 +4,9 @@ again: a destination-passing packed call whose destination overlaps another argu
 
 Fuzzer counterexample (missed, variant as-written): run 1: output 0 is [[1.0, -1.0, 1.0], [1.0,
 1.0, 6.0]], expected [[0.0, -2.0, 0.0], [0.0, 0.0, 5.0]].
+
+Hash: ad0938265a (of its SPEC)
+Reproduce: python -m pytest 'tests/relax/test_relax_fuzz.py::test_regression_is_fixed[dps_destination_is_its_input]'
 """
 
 import numpy as np

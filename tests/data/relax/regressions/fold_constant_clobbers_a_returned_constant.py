@@ -3,6 +3,9 @@ the clobbered constant returned inside a tuple.
 
 Fuzzer counterexample (missed, variant fold): run 1: output 1 is [[0.0, 0.0, 0.0], [0.0, 0.0,
 0.0]], expected [[0.0, 3.0, -3.0], [-1.0, -3.0, -1.0]].
+
+Hash: f7ec5dc486 (of its SPEC)
+Reproduce: python -m pytest 'tests/relax/test_relax_fuzz.py::test_regression_is_fixed[fold_constant_clobbers_a_returned_constant]'
 """
 
 import numpy as np

@@ -5,6 +5,9 @@ module keeps no trace of the write: the module given to FoldConstant is the one 
 
 Fuzzer counterexample (missed, variant fold): run 1: output 0 is [0.0, 0.0, 0.0, 0.0, 0.0,
 0.0], expected [3.0, -1.0, 3.0, -2.0, 1.0, 0.0].
+
+Hash: 023008fe50 (of its SPEC)
+Reproduce: python -m pytest 'tests/relax/test_relax_fuzz.py::test_regression_is_fixed[fold_constant_runs_a_kernel_that_writes_the_constant]'
 """
 
 import numpy as np

@@ -3,6 +3,9 @@ function's result, a tuple of variables, was not a use of them, so the write was
 
 Fuzzer counterexample (missed, variant as-written): run 1: output 0 is [[6.0, 3.0, 0.0, 3.0,
 2.0, 2.0]], expected [[5.0, 2.0, -1.0, 2.0, 1.0, 1.0]].
+
+Hash: 1a9dee8520 (of its SPEC)
+Reproduce: python -m pytest 'tests/relax/test_relax_fuzz.py::test_regression_is_fixed[inplace_on_value_returned_in_a_tuple]'
 """
 
 import numpy as np

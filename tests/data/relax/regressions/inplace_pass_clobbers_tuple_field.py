@@ -3,6 +3,9 @@
 
 Fuzzer counterexample (missed, variant inplace): run 1: output 0 is [[2.0, 2.0, 2.0], [2.0,
 2.0, 2.0]], expected [[0.0, -0.0, -0.0], [0.0, 0.0, 0.0]].
+
+Hash: 77f5f3a5b0 (of its SPEC)
+Reproduce: python -m pytest 'tests/relax/test_relax_fuzz.py::test_regression_is_fixed[inplace_pass_clobbers_tuple_field]'
 """
 
 import numpy as np

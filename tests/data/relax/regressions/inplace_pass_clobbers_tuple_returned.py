@@ -4,6 +4,9 @@ aliaslog's check of the pass output.
 
 Fuzzer counterexample (missed, variant inplace): run 1: output 1 is [16.0, 0.0, -8.0, 0.0, 8.0,
 -12.0], expected [8.0, 0.0, -4.0, 0.0, 4.0, -6.0].
+
+Hash: 09f4818906 (of its SPEC)
+Reproduce: python -m pytest 'tests/relax/test_relax_fuzz.py::test_regression_is_fixed[inplace_pass_clobbers_tuple_returned]'
 """
 
 import numpy as np

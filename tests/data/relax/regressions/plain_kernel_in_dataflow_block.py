@@ -4,6 +4,9 @@ TVM's own build fails on it too; `check` now gives the input's verdict.
 
 Fuzzer counterexample (internal, variant as-written): InternalError: Check failed:
 (func->body->IsInstance<s_tir::SBlockRealizeNode>()) is false:.
+
+Hash: 49eefb722d (of its SPEC)
+Reproduce: python -m pytest 'tests/relax/test_relax_fuzz.py::test_regression_is_fixed[plain_kernel_in_dataflow_block]'
 """
 
 import numpy as np
