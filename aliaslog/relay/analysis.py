@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import time
-from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -21,11 +20,10 @@ from extractor.relay.transforms.prepare import Prepared, prepare_for_analysis
 from extractor.relay_facts import Extraction, extract_relay, load_op_effects
 
 from .. import pipeline
+from ..demand import DemandGraph, Item, best_reason, start_of
 from ..options import DEFAULT_ANALYSIS, DEFAULT_ENGINE, AnalysisOptions, EngineOptions
 from ..pipeline import Reason, Verdicts
 from .source_view import SourceView
-
-Item = tuple[str, str, int]  # a demand item: (kind, node id, field)
 
 READ_BACK = {"pts", "may_alias", "call_target", "local_effect", "unknown_effect"}  # points_to=True
 EXPLAIN = {"dem_edge", "dem_root"}
@@ -37,8 +35,7 @@ class AnalysisResult(Verdicts):
 
     extraction: Extraction
     timings: dict[str, float] = field(default_factory=dict)
-    _why: dict[Item, list[Item]] = field(default_factory=dict, repr=False)
-    _roots: dict[Item, str] = field(default_factory=dict, repr=False)
+    demand: DemandGraph = field(default_factory=DemandGraph, repr=False)  # with explain=True
     options: AnalysisOptions = DEFAULT_ANALYSIS  # the variant that computed it
     source: A.Module | None = None  # the program as written
     prepared: Prepared | None = None  # what was analysed: its normal form and provenance
@@ -54,7 +51,7 @@ class AnalysisResult(Verdicts):
 
     def best_reason(self, bid: str) -> Reason:
         """The reason `explain` starts from for a kept binding."""
-        return _best(self.reasons[bid])
+        return best_reason(self.reasons[bid])
 
     # ------------------------------------------------------------------- bindings
     # Two levels: the program as written (kept, removable, reasons_for: what a user asks
@@ -175,7 +172,7 @@ class AnalysisResult(Verdicts):
         while True:
             seen_bindings.add(bid)
             reasons = self.reasons[bid]
-            r = _best(reasons)
+            r = best_reason(reasons)
             lines.append(f"{_var_name(let.var)}{self.where(let)} is kept: {r.describe()}")
             if r.reason == "referenced":
                 owner = self._owning_binding(r.witness)
@@ -185,9 +182,9 @@ class AnalysisResult(Verdicts):
                     return lines
                 bid, let = owner, self.extraction.ids.binding_of[owner]
                 continue
-            start: Item = ("used", r.witness, -1) if r.reason == "demanded" else (
-                "effect", r.witness, -1)
-            chain = self._chain(start)[1:]
+            start = start_of(r)
+            chain = self.demand.chain(start)[1:] or ([start] if start in self.demand.roots
+                                                     else [])
             for k, item in enumerate(chain):
                 if isinstance(self.node(item[1]), A.Let) and k < len(chain) - 1:
                     continue  # a let passes its body's value on: nothing to say
@@ -195,25 +192,6 @@ class AnalysisResult(Verdicts):
                 if line != lines[-1]:  # the normal form's aliases repeat what they name
                     lines.append(line)
             return lines
-
-    def _chain(self, start: Item) -> list[Item]:
-        """Shortest path in the demand graph from start to a root (BFS)."""
-        prev: dict[Item, Item | None] = {start: None}
-        queue = deque([start])
-        while queue:
-            item = queue.popleft()
-            if item in self._roots:
-                path = []
-                cur: Item | None = item
-                while cur is not None:
-                    path.append(cur)
-                    cur = prev[cur]
-                return path[::-1]
-            for nxt in self._why.get(item, ()):
-                if nxt not in prev:
-                    prev[nxt] = item
-                    queue.append(nxt)
-        return [start]
 
     def _owning_binding(self, nid: str) -> str | None:
         owners = [str(o) for n, o in self.extraction.facts.rows["segment"] if n == nid]
@@ -268,25 +246,7 @@ class AnalysisResult(Verdicts):
         return f"{kind or type(node).__name__}{self.where(node)}"
 
     def describe_item(self, item: Item) -> str:
-        kind, nid, i = item
-        what = self.describe(nid)
-        text = {
-            "live": f"the whole value of {what} is needed",
-            "used": f"the value of {what} is used",
-            "lfield": f"field {i} of {what} is needed",
-            "ufield": f"field {i} of {what} is used",
-            "lcell": f"the content of the cell made by {what} is needed",
-            "ucell": f"the content of the cell made by {what} is read",
-            "write": f"the value stored by {what} may be read",
-            "effect": f"evaluating {what} has a demanded effect",
-        }[kind]
-        root = self._roots.get(item)
-        return f"{text} ({root})" if root else text
-
-
-def _best(reasons: list[Reason]) -> Reason:
-    order = {"effect": 0, "demanded": 1, "referenced": 2}
-    return min(reasons, key=lambda r: (order.get(r.reason, 9), r.witness))
+        return self.demand.text(item, self.describe)
 
 
 def _var_name(v: A.Var) -> str:
@@ -334,8 +294,6 @@ def analyze(
     result = AnalysisResult(**{f.name: getattr(verdicts, f.name) for f in fields(Verdicts)},
                             extraction=extraction, timings=timings, options=options,
                             source=mod, prepared=prepared)
-    for k, x, i, k2, x2, i2 in result.relations.get("dem_edge", ()):
-        result._why.setdefault((k, x, i), []).append((k2, x2, i2))
-    for k, x, i, why in result.relations.get("dem_root", ()):
-        result._roots[(k, x, i)] = why
+    result.demand = DemandGraph.of(result.relations.get("dem_edge", ()),
+                                   result.relations.get("dem_root", ()))
     return result

@@ -341,9 +341,9 @@ def unsound_findings(result: AnalysisResult, obs: Observed) -> list[str]:
                        f"{result.describe(site_id)}, outside its static points-to set")
     # write -> read flows: a demanded read saw a write the analysis calls dead (needs the
     # demand graph, i.e. analyze(..., explain=True))
-    demanded = {x for k, x, _ in result._why if k == "used"} | {
-        x for k, x, _ in result._roots if k == "used"}
-    demanded_writes = {x for k, x, _ in result._why if k == "write"}
+    demanded = {x for k, x, _ in result.demand.why if k == "used"} | {
+        x for k, x, _ in result.demand.roots if k == "used"}
+    demanded_writes = {x for k, x, _ in result.demand.why if k == "write"}
     for a in obs.accesses:
         if isinstance(a.node, A.RefRead) and a.last_write is not None \
                 and ids.id(a.node) in demanded and ids.id(a.last_write) not in demanded_writes:
