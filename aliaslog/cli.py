@@ -223,12 +223,20 @@ def build_parser() -> argparse.ArgumentParser:
     _analysis_arguments(sp)
     sp.set_defaults(func=_by_ir("cmd_analyze"))
 
-    sp = sub.add_parser("explain", help="why a binding is kept: the chain to a root")
-    sp.add_argument("file", help="Relay text (v0.0.5) or save_json file")
+    sp = sub.add_parser("explain", help="why a binding is kept: the chain to a root (Relax: "
+                                        "and the chain behind each finding that names it)")
+    sp.add_argument("file", help="Relay text or save_json file, or a TVMScript .py file (Relax)")
     sp.add_argument("binding", help="a let-bound variable, e.g. %%x_12, or a graph binding "
-                    "as the program prints it, e.g. %%25")
+                    "as the program prints it, e.g. %%25; Relax: a variable, e.g. b or "
+                    "main:b")
+    _relax_arguments(sp)
+    sp.add_argument("--save-points", metavar="DIR", type=output_dir_arg,
+                    help="Relax: write the IR at --at to DIR/<point>.py and cite its lines "
+                         "where a binding does not survive from the module as given")
+    sp.add_argument("--mutable", metavar="FUNC:PARAM,...", default="",
+                    help="Relax: entry parameters that are state updated in place (as check)")
     _analysis_arguments(sp)
-    sp.set_defaults(func=relay_cli.cmd_explain)
+    sp.set_defaults(func=_by_ir("cmd_explain"))
 
     sp = sub.add_parser("annotate", help="the program with every binding marked keep/dead")
     sp.add_argument("file", help="Relay text (v0.0.5) or save_json file")
@@ -248,6 +256,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="extraction points to check, comma-separated (default: all three)")
     sp.add_argument("--strict", action="store_true",
                     help="warnings (purity-asserted) count as violations for the exit status")
+    sp.add_argument("--save-points", metavar="DIR", type=output_dir_arg,
+                    help="write the IR of each later point to DIR/<point>.py and cite its lines "
+                         "where a finding's binding does not survive from the module as given")
     _ci_arguments(sp)
     EngineOptions.add_arguments(sp)
     sp.add_argument("--op-effects", action="append", default=[], metavar="FILE",

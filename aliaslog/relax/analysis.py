@@ -9,6 +9,7 @@ import io
 import os
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -82,6 +83,8 @@ class Violation:
     obj: str  # what memory is at stake, in words
     point: str = "input"
     memory: tuple = ()  # that memory's identity across points (a parameter, a constant, ...)
+    site_id: str | None = field(default=None, compare=False)  # binding ids in the result
+    var_id: str | None = field(default=None, compare=False)
 
     @property
     def severity(self) -> str:
@@ -123,6 +126,9 @@ class RelaxResult(Verdicts):
     point: str
     timings: dict[str, float] = field(default_factory=dict)
     _places: dict[str, Place] | None = field(default=None, repr=False)
+    _kinds: dict[str, tuple[str, str]] | None = field(default=None, repr=False)
+    _script: str | None = field(default=None, repr=False)
+    _relocate: Callable[[Place], Place] | None = field(default=None, repr=False)
 
     @property
     def module(self) -> tvm.IRModule:
@@ -166,11 +172,24 @@ class RelaxResult(Verdicts):
             return ids.callee_name[nid]
         return type(value).__name__
 
+    def script(self) -> str:
+        """The module at this point as `mod.script()` prints it (what `script` lines cite)."""
+        if self._script is None:
+            self._places, self._script = _places(self.extraction)
+        return self._script
+
     # ------------------------------------------------------------------- places
     def place(self, bid: str) -> Place:
+        """Where a binding is (through the relocation a caller set, if any)."""
         if self._places is None:
-            self._places = _places(self.extraction)
-        return self._places[bid]
+            self._places, self._script = _places(self.extraction)
+        p = self._places[bid]
+        return self._relocate(p) if self._relocate is not None else p
+
+    def relocate_places(self, mapper: Callable[[Place], Place]) -> None:
+        """Name places through `mapper` from now on (a later point's bindings as the module
+        as given names them)."""
+        self._relocate = mapper
 
     def binding_of_node(self, nid: str) -> str | None:
         """The binding whose variable or value is node nid (outputs map to their call)."""
@@ -192,7 +211,23 @@ class RelaxResult(Verdicts):
         if isinstance(obj, tvm.ir.GenericConst):
             return "a module constant"
         bid = self.binding_of_node(nid)
-        return str(self.place(bid)) if bid else nid
+        if bid:
+            return str(self.place(bid))
+        kind, fn = self._node_kinds().get(nid, ("", ""))
+        where = self.extraction.ids.func_name.get(fn, "a function")
+        if kind == "let":
+            return f"the body of {where}"
+        if kind == "tuple":
+            return f"a tuple in {where}"
+        if kind == "fn":
+            return "a function literal" if where == "fn" else f"function {where}"
+        return f"a {kind or 'node'} in {where}"
+
+    def _node_kinds(self) -> dict[str, tuple[str, str]]:
+        """Node id -> (kind, id of its function), from the facts."""
+        if self._kinds is None:
+            self._kinds = {n: (k, f) for n, k, f in self.extraction.facts.rows["node"]}
+        return self._kinds
 
     def violations(self) -> list[Violation]:
         """The checks' findings in program order, one per kind, site and object at stake
@@ -216,10 +251,10 @@ class RelaxResult(Verdicts):
                     fn = self.place(sb).function if sb else "?"
                     var_place = Place(fn, str(o.name), None, "parameter")
             if kind == "purity-asserted":  # the call is all there is to say
-                out.append(Violation(kind, self.place(sb), None, "", self.point))
+                out.append(Violation(kind, self.place(sb), None, "", self.point, site_id=sb))
                 continue
             out.append(Violation(kind, self.place(sb), var_place, self.describe(obj), self.point,
-                                 self.memory_identity(obj)))
+                                 self.memory_identity(obj), site_id=sb, var_id=vb))
         return list(dict.fromkeys(out))
 
     def memory_identity(self, nid: str) -> tuple:
@@ -242,18 +277,22 @@ class RelaxResult(Verdicts):
 _MARK = re.compile(r"#\s*@@aliaslog(b\d+)\s*$")
 
 
-def _places(ex: RelaxExtraction) -> dict[str, Place]:
-    """Names and lines of every binding: source spans, else lines of `mod.script()`."""
+def _places(ex: RelaxExtraction) -> tuple[dict[str, Place], str]:
+    """Names and lines of every binding: source spans, else lines of `mod.script()`; and that
+    script, whose lines `script` places cite."""
     ids = ex.ids
     marks = {b: f"@@aliaslog{bid}" for bid, b in ids.binding_of.items()
              if not isinstance(b.value, relax.Function)}  # printed as a def, not a statement
     with contextlib.redirect_stderr(io.StringIO()):
         text = ex.module.script(obj_to_annotate=marks)
     script_line: dict[str, tuple[int, str]] = {}
+    lines = []
     for lineno, line in enumerate(text.splitlines(), 1):
         m = _MARK.search(line)
         if m:
             script_line[m.group(1)] = (lineno, line[: m.start()].strip())
+            line = line[: m.start()].rstrip()
+        lines.append(line)
     out = {}
     for bid, b in ids.binding_of.items():
         fn = ids.binding_func[bid]
@@ -265,7 +304,7 @@ def _places(ex: RelaxExtraction) -> dict[str, Place]:
             out[bid] = Place(fn, name, int(span.line), src, _short(stmt))
         else:
             out[bid] = Place(fn, name, line, "script", _short(stmt))
-    return out
+    return out, "\n".join(lines) + "\n"
 
 
 def _short(stmt: str, width: int = 90) -> str:

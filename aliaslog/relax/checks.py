@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import tvm
 from tvm import relax
 
 from extractor.relax_load import PipelineError
 
+from ..loading import write_text_atomically
 from .analysis import Place, RelaxResult, Violation, analyze_relax
 
 DEFAULT_POINTS = ("input", "legalized", "lowered")
@@ -35,28 +39,61 @@ class CheckReport:
 
 
 def check_module(mod: tvm.IRModule, points: tuple[str, ...] = DEFAULT_POINTS,
-                 **options) -> CheckReport:
+                 save_points: str | os.PathLike[str] | None = None, **options) -> CheckReport:
     """Violations of the module as given and at later extraction points.
 
     A later point repeats an earlier finding under new binding names (lowering renames), so a
     finding of the same kind about the same memory (a parameter, a constant, memory from
     outside; else the variable at risk) in the same function is reported once. When TVM's
     pipeline fails before a point, the points before it are the verdict and the report says
-    which point failed and why (no executable reaches the later points).
+    which point failed and why (no executable reaches the later points). Findings at later
+    points name the bindings of the module as given where they survive (`relocate`).
     """
     seen: set[tuple] = set()
     report = CheckReport([], [])
     ordered = [p for p in DEFAULT_POINTS if p in points]
+    given: dict[tuple[str, str], Place] = {}  # the module as given: (function, name) -> place
     for i, point in enumerate(ordered):
         try:
-            found = analyze_relax(mod, point=point, **options).violations()
+            res = analyze_relax(mod, point=point, **options)
         except PipelineError as err:
             report.failed, report.not_reached = err, ordered[i + 1:]
             break
+        if point == "input":
+            given = {(p.function, p.name): p for p in map(res.place, res.binding_ids())}
+        found = [relocate(v, given, res, save_points) for v in res.violations()]
         report.violations += [v for v in found if v.key() not in seen]
         seen |= {v.key() for v in found}
         report.checked.append(point)
     return report
+
+
+def relocator(given: dict[tuple[str, str], Place], res: RelaxResult,
+              save_points: str | os.PathLike[str] | None) -> Callable[[Place], Place]:
+    """How a later point's places are named: by the module as given's binding where it
+    survives there (same function, same name); else, with `save_points`, in that point's IR
+    written to DIR/<point>.py; else on `script`, the lines of that point's `mod.script()`."""
+    def moved(p: Place) -> Place:
+        if p.source != "script":
+            return p
+        if (p.function, p.name) in given:
+            return given[(p.function, p.name)]
+        if save_points is not None:
+            path = Path(save_points) / f"{res.point}.py"
+            if not path.exists():
+                Path(save_points).mkdir(parents=True, exist_ok=True)
+                write_text_atomically(path, res.script())
+            return replace(p, source=str(path))
+        return p
+
+    return moved
+
+
+def relocate(v: Violation, given: dict[tuple[str, str], Place], res: RelaxResult,
+             save_points: str | os.PathLike[str] | None) -> Violation:
+    """A finding of a later point, placed as `relocator` says."""
+    moved = relocator(given, res, save_points)
+    return replace(v, site=moved(v.site), var=None if v.var is None else moved(v.var))
 
 
 @dataclass(frozen=True)

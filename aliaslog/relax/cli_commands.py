@@ -107,7 +107,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                                   flag="--after-module")
         findings: list = compare_modules(before, after, **_ci_options(args, before))
     else:
-        report = check_module(before, parse_points(args.at), **_ci_options(args, before))
+        report = check_module(before, parse_points(args.at), save_points=args.save_points,
+                              **_ci_options(args, before))
         findings, points = report.violations, report.points()
     notes = [f"`{p}` {st}" for p, st in points.items() if st != "checked"]
     def fails(f: Any) -> bool:
@@ -144,6 +145,43 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         metrics_heading=f"metrics (of the module at extraction point {args.at}):",
         violations=[v.describe() for v in res.violations()])
     print(summary.as_json() if args.json else summary.as_text())
+    return 0
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    """Why a Relax binding is kept, and the chain behind each finding that names it (at one
+    extraction point; later points name the module as given's bindings where they survive)."""
+    from .analysis import READ_BACK, analyze_relax
+    from .checks import relocator
+    from .explain import EXPLAIN, demand_of, explain_binding, explain_finding
+
+    mod = load_relax_module(args.file, args.module)
+    options = _ci_options(args, mod)
+    res = analyze_relax(mod, point=args.at, read_back=READ_BACK | EXPLAIN, **options)
+    fn, _, name = args.binding.rpartition(":")
+    fn, name = fn.removeprefix("@"), name.removeprefix("%")
+    hits = [b for b in res.binding_ids()
+            if res.place(b).name == name and (not fn or res.place(b).function == fn)]
+    if not hits:
+        import difflib
+
+        names = sorted({res.place(b).name for b in res.binding_ids()})
+        close = difflib.get_close_matches(name, names, n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise UsageError(f"{args.file}: no binding named `{args.binding}` at {args.at}{hint}")
+    if args.at != "input":
+        first = analyze_relax(mod, point="input", **options)
+        given = {(p.function, p.name): p for p in map(first.place, first.binding_ids())}
+        res.relocate_places(relocator(given, res, args.save_points))
+    demand = demand_of(res)
+    for bid in hits:
+        print("\n".join(explain_binding(res, bid, demand)))
+        for v in res.violations():
+            if bid in (v.site_id, v.var_id):
+                print()
+                lines = explain_finding(res, v, demand)
+                lines[0] += f"   [at {args.at}]"
+                print("\n".join(lines))
     return 0
 
 

@@ -257,3 +257,43 @@ def test_wheel_metadata_uses_an_spdx_license() -> None:
     text = (paths.REPO / "pyproject.toml").read_text()
     assert re.search(r'^license = "Apache-2.0"$', text, re.M)
     assert re.search(r'^requires = \["setuptools>=77"', text, re.M)
+
+
+# ---------------------------------------------------------------------------- Relax explain
+
+
+def test_explain_says_why_kept_and_the_chain_behind_a_finding(capsys) -> None:
+    status, out, _ = run(capsys, "explain", KV, "new", "--module", "StaleRead", "--op-effects",
+                         KV_EFFECTS, "--mutable", "main:cache", *EMBEDDED)
+    assert status == 0
+    assert out.startswith("`new` in @main (kv_cache.py:")
+    assert "error inplace-live" in out and "the write: `new`" in out
+    assert "still named by `cache`, which `old` in @main (kv_cache.py:" in out
+    assert "(the entry's result)" in out
+
+
+def test_explain_at_a_later_point_cites_the_input_or_the_saved_ir(capsys, tmp_path) -> None:
+    src = paths.DATA / "relax" / "cases" / "case18_planner_reuses_inplace_packed_argument.py"
+    status, out, _ = run(capsys, "explain", src, "b", "--module", "Before", "--at", "lowered",
+                         "--save-points", tmp_path, *EMBEDDED)
+    assert status == 0
+    assert out.startswith(f"`b` in @main ({src.name}:")  # b survives: the input's line
+    saved = tmp_path / "lowered.py"
+    cited = [line for line in out.splitlines() if str(saved) in line]
+    assert cited and "storage-reuse" in out
+    line = int(cited[0].split(f"{saved}:")[1].split(")")[0])
+    assert "multiply" in saved.read_text().splitlines()[line - 1]
+
+
+def test_explain_names_what_exists(capsys) -> None:
+    status, _, err = run(capsys, "explain", KV, "olt", "--module", "StaleRead", *EMBEDDED)
+    assert status == 2 and "did you mean old" in err
+
+
+def test_check_findings_at_later_points_name_the_input_bindings(capsys, tmp_path) -> None:
+    src = paths.DATA / "relax" / "cases" / "case18_planner_reuses_inplace_packed_argument.py"
+    report = check_module(load_relax_module(src, "Before"), engine=_embedded(),
+                          save_points=tmp_path)
+    [reuse] = [v for v in report.violations if v.kind == "storage-reuse"]
+    assert reuse.var is not None and reuse.var.source == src.name  # `b` survives lowering
+    assert reuse.site.source == str(tmp_path / "lowered.py")  # the kernel call does not
