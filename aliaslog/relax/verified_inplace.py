@@ -174,7 +174,7 @@ def verified_inplace(mod: tvm.IRModule, *, donate: Sequence[tuple[str, str]] = (
     before = planned_sizes(plan(mod, target)) if check_memory else {}
     report.planned_before = dict(before)
     kept = _within_plan(mod, candidates, before, report, target) if check_memory else candidates
-    kept = _verified(mod, kept, report, options)
+    kept = _verified(mod, kept, report, {**options, "param_modes": modes})
     report.module = _apply(mod, kept)
     if not well_formed(report.module) and well_formed(mod):
         raise InplaceError("VerifiedInplace produced an ill-formed module; please report it")
@@ -258,7 +258,8 @@ def _verified(mod: tvm.IRModule, cands: list[_Candidate], report: InplaceReport,
 
 
 def _check_options(options: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in options.items() if k in ("engine", "op_effects", "tir_effects")}
+    keys = ("engine", "op_effects", "tir_effects", "param_modes")
+    return {k: v for k, v in options.items() if k in keys}
 
 
 def VerifiedInplace(*, donate: Sequence[tuple[str, str]] = (), check_memory: bool = True,  # noqa: N802

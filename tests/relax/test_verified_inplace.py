@@ -240,3 +240,19 @@ def test_cli_memory_json(capsys) -> None:
     assert set(doc["variants"]) == {"as given", "DataflowUseInplaceCalls", "VerifiedInplace"}
     fn = doc["variants"]["as given"]["functions"]["main"]
     assert {"planned_bytes", "peak_bytes", "tvm_estimate_bytes"} <= set(fn)
+
+
+def test_a_donated_parameter_may_be_written() -> None:
+    """--donate main:x: the caller gives x up, so `a = x + y` may write it; the results stay
+    the same, and x (the caller's tensor, given up) is what changes."""
+    mod = relax.transform.LegalizeOps()(load_relax_module(paths.DATA / "relax" / "inplace" /
+                                                          "chain.py"))
+    kept = verified_inplace(mod, engine=EMBEDDED)
+    assert "a" not in {r.binding for r in kept.rewrites}
+    given = verified_inplace(mod, donate=[("main", "x")], engine=EMBEDDED)
+    assert ("a", ("`x`",)) in {(r.binding, r.inputs) for r in given.rewrites}
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal((2, 3)).astype("float32"), rng.standard_normal(3).astype("float32")
+    want = _vm_call(mod, [x, y])
+    got = _vm_call(given.module, [x, y])
+    assert all(np.allclose(a, b, rtol=1e-5) for a, b in zip(want, got, strict=True))
