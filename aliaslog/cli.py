@@ -7,6 +7,7 @@ Each IR's commands are in its package (`relay.cli_commands`, `relax.cli_commands
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import signal
 import sys
@@ -347,8 +348,27 @@ def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentP
     return parser
 
 
+class _Lowercase(logging.Formatter):
+    """`warning: ...`: aliaslog's warnings look like its errors."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return f"{record.levelname.lower()}: {record.getMessage()}"
+
+
+def _log_to_stderr() -> None:
+    """Warnings go to stderr, once, unless the caller (a test, an embedding app) set up
+    logging itself."""
+    root = logging.getLogger()
+    if not root.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(_Lowercase())
+        root.addHandler(handler)
+        root.setLevel(logging.WARNING)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `aliaslog` console script."""
+    _log_to_stderr()
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra:  # the subcommand's usage, not the top level's, says what it takes

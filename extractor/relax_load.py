@@ -24,7 +24,7 @@ from tvm import relax
 
 from .diagnostics import Span
 from .effect_table import ExtractError
-from .relax_pipeline import make_pass, passes_through
+from .relax_pipeline import passes_through, run_passes
 
 POINTS = ("input", "legalized", "lowered")
 
@@ -140,8 +140,7 @@ def to_point(mod: tvm.IRModule, point: str, target: str = "llvm") -> tvm.IRModul
     names = (passes_through("ToNonDataflow") if point == "legalized" else
              passes_through("KillAfterLastUse", skip=("RewriteCUDAGraph",)))
     try:
-        with tvm.target.Target(target):
-            return tvm.transform.Sequential([make_pass(n) for n in names])(mod)
+        return run_passes(mod, names, target)
     except Exception as exc:  # noqa: BLE001 - a pipeline failure is the module's problem
         last = (str(exc).strip().splitlines() or [type(exc).__name__])[-1]
         raise PipelineError(point, f"{type(exc).__name__}: {last}") from None

@@ -27,3 +27,12 @@ def make_pass(name: str) -> Any:
     from tvm.relax import backend
 
     return (getattr(backend, name, None) or getattr(relax.transform, name))()
+
+
+def run_passes(mod: Any, names: tuple[str, ...] | list[str], target: str = "llvm") -> Any:
+    """`mod` through the named passes, under `target`, in a pass context of its own: an
+    instrument of the caller's (an audit) does not see aliaslog's own lowering."""
+    import tvm
+
+    with tvm.transform.PassContext(), tvm.target.Target(target):
+        return tvm.transform.Sequential([make_pass(n) for n in names])(mod)

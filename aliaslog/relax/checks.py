@@ -47,7 +47,7 @@ def check_module(mod: tvm.IRModule, points: tuple[str, ...] = DEFAULT_POINTS,
     outside; else the variable at risk) in the same function is reported once. When TVM's
     pipeline fails before a point, the points before it are the verdict and the report says
     which point failed and why (no executable reaches the later points). Findings at later
-    points name the bindings of the module as given where they survive (`relocate`).
+    points name the bindings of the module as given where they survive (`relocator`).
     """
     seen: set[tuple] = set()
     report = CheckReport([], [])
@@ -61,7 +61,9 @@ def check_module(mod: tvm.IRModule, points: tuple[str, ...] = DEFAULT_POINTS,
             break
         if point == "input":
             given = {(p.function, p.name): p for p in map(res.place, res.binding_ids())}
-        found = [relocate(v, given, res, save_points) for v in res.violations()]
+        else:
+            res.relocate_places(relocator(given, res, save_points))
+        found = res.violations()
         report.violations += [v for v in found if v.key() not in seen]
         seen |= {v.key() for v in found}
         report.checked.append(point)
@@ -87,13 +89,6 @@ def relocator(given: dict[tuple[str, str], Place], res: RelaxResult,
         return p
 
     return moved
-
-
-def relocate(v: Violation, given: dict[tuple[str, str], Place], res: RelaxResult,
-             save_points: str | os.PathLike[str] | None) -> Violation:
-    """A finding of a later point, placed as `relocator` says."""
-    moved = relocator(given, res, save_points)
-    return replace(v, site=moved(v.site), var=None if v.var is None else moved(v.var))
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from tvm import relax, tirx
 from tvm.sym.analyzer import Analyzer
 
 from datalog_rules import RELAX_PEAK
-from extractor.relax_pipeline import make_pass, passes_through
+from extractor.relax_pipeline import passes_through, run_passes
 
 from .analysis import READ_BACK, analyze_relax
 
@@ -32,8 +32,8 @@ PLAN_PASSES = passes_through("StaticPlanBlockMemory")
 
 def plan(mod: tvm.IRModule, target: str = "llvm") -> tvm.IRModule:
     """The module as relax.build's default pipeline has it right after StaticPlanBlockMemory."""
-    with tvm.target.Target(target), contextlib.redirect_stderr(io.StringIO()):
-        return tvm.transform.Sequential([make_pass(n) for n in PLAN_PASSES])(mod)
+    with contextlib.redirect_stderr(io.StringIO()):
+        return run_passes(mod, PLAN_PASSES, target)
 
 
 Bytes = Any  # an int, or a tvm PrimExpr when a size depends on a symbolic shape
