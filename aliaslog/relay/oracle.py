@@ -286,12 +286,12 @@ class Observed:
 
 
 def observe(mod: A.Module, seeds: Iterable[int], entry: str = "main") -> Observed:
-    """Run `entry` on seeded random inputs and record every cell access."""
+    """Run `entry` on seeded random inputs, then call every returned closure as a caller
+    would (observe_result), and record every cell access of both."""
     obs = Observed()
     for seed in seeds:
         recorder = _Recorder(obs.accesses)
-        evaluate(mod, random_inputs(mod.functions[entry], seed), entry=entry,
-                 observer=recorder.event, prepared=True)
+        run_observed(mod, seed, entry, hooks={"observer": recorder.event}, prepared=True)
     return obs
 
 

@@ -6,7 +6,7 @@ tests/support/fuzz_checks.py:
   returned closures; the observation of the corpus tests, tests/support/corpus.py) on two input
   seeds, and the pruned module still type-checks;
 - oracle: every ref access, alias and write->read flow the interpreter observes (in @main and in
-  the calls of returned closures) is one the static result allows (tests/support/ref_accesses.py);
+  the calls of returned closures) is one the static result allows (aliaslog/relay/oracle.py);
 - engines: with `souffle` on PATH, the embedded engine and Soufflé give the same kept and
   removable bindings.
 

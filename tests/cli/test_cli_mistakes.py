@@ -117,9 +117,9 @@ def test_a_lone_carriage_return_is_the_lexers_error_and_line_numbers_hold(tmp_pa
     assert run(["parse", str(crlf)], capsys)[0] == 0
 
 
-@pytest.mark.parametrize("command", ["parse", "run", "grad", "anf", "explain", "annotate"])
+@pytest.mark.parametrize("command", ["parse", "run", "grad", "anf", "annotate"])
 def test_a_relax_file_for_a_relay_command_is_a_clear_error(command, capsys) -> None:
-    argv = [command, str(RELAX)] + {"run": ["--random", "0"], "explain": ["%w"]}.get(command, [])
+    argv = [command, str(RELAX)] + {"run": ["--random", "0"]}.get(command, [])
     code, _, err = run(argv, capsys)
     assert code == 2 and "a TVMScript (Relax) file" in err
 
