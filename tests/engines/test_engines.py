@@ -497,3 +497,21 @@ def test_souffle_real_error_is_surfaced(tmp_path: Path) -> None:
     with pytest.raises(EngineError) as info:
         solve(prog, tmp_path / "facts", engine="souffle")
     assert "exit code" in str(info.value) and "q" in str(info.value)
+
+
+MAIN_DL = paths.REPO / "datalog_rules" / "main.dl"
+BAD_DEFINES = [({"CONTEXT": "2"}, "CONTEXT is not read"), ({"CALL_SITES": "3"}, "1 or 2"),
+               ({"CLOSURE_SENSITIVE": "2"}, "must be 1"),
+               ({"CALL_SITES": "1", "CLOSURE_SENSITIVE": "1"}, "choose one"),
+               ({"FLOW_SENSITIVE": "yes"}, "must be 1")]
+
+
+@pytest.mark.parametrize("engine", ["embedded", pytest.param("souffle", marks=needs_souffle)])
+@pytest.mark.parametrize(("defines", "says"), BAD_DEFINES, ids=lambda x: str(x))
+def test_main_dl_refuses_a_define_it_does_not_read(tmp_path: Path, engine: str,
+                                                   defines: dict[str, str], says: str) -> None:
+    """A -M value the rules would silently ignore (the old CONTEXT=2, CALL_SITES=3) is an
+    error naming it, instead of running the insensitive analysis."""
+    (tmp_path / "facts").mkdir()
+    with pytest.raises(EngineError, match=says):
+        solve(MAIN_DL, tmp_path / "facts", engine=engine, defines=defines)

@@ -359,6 +359,8 @@ class Preprocessor:
         if word == "undef":
             self.macros.pop(rest.split()[0] if rest.split() else "", None)
             return
+        if word == "error":  # a rule file refusing its -M defines, as cpp does
+            raise EngineError(f"#error {rest}", span)
         if word in ("line", "pragma") or word == "" and re.match(r"\d", rest or "x"):
             return  # line markers and pragmas do not change the program's meaning
         if word == "" and not rest:
@@ -401,9 +403,14 @@ class Preprocessor:
                 return int(name in self.macros)
             if t.isdigit():
                 return int(t)
-            if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", t or "-"):
-                val = self.macros.get(t, "0").strip()
-                return int(val) if re.fullmatch(r"-?\d+", val) else (1 if val else 0)
+            seen = set()
+            while re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", t or "-") and t not in seen:
+                seen.add(t)  # a macro naming a macro expands, as in cpp; a word that names
+                t = self.macros.get(t, "0").strip()  # no macro is 0
+            if re.fullmatch(r"-?\d+", t):
+                return int(t)
+            if seen:
+                return 0 if t in seen else 1 if t else 0
             raise EngineError(f"bad `#if` expression: {expr}", span)
 
         def binary(depth: int, ops: tuple[str, ...], sub) -> int:
