@@ -1,10 +1,12 @@
-"""Every command the README shows in a `console` block runs as printed and prints what is shown.
+"""Every command README.md and docs/*.md show in a `console` block runs as printed and prints
+what is shown.
 
 In a ```console block, a line starting with `$ ` is a command; the lines after it, up to the next
 command, are an excerpt of its output (`...` skips lines, a line may end in `...` to be a
-prefix). A command may end in `# exit N` when N is its expected status. Commands run from a
-scratch directory where `tests/`, `datalog_rules/` and `benchmarks/` are the repository's, so
-they write nothing into the checkout.
+prefix). A command may end in `# exit N` when N is its expected status. Each file's commands run
+in order from a scratch directory of their own where `tests/`, `datalog_rules/` and
+`benchmarks/` are the repository's, so they write nothing into the checkout; as on a fresh
+machine, without Soufflé on PATH (the embedded engine answers).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import re
 import shlex
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +24,7 @@ import pytest
 
 from tests.support.paths import REPO
 
-README = REPO / "README.md"
+DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 BLOCK = re.compile(r"^```console\n(.*?)^```", re.S | re.M)
 
 
@@ -55,7 +58,11 @@ def examples(text: str) -> list[Example]:
     return out
 
 
-EXAMPLES = examples(README.read_text(encoding="utf-8"))
+EXAMPLES = [(doc, ex) for doc in DOCS for ex in examples(doc.read_text(encoding="utf-8"))]
+
+
+def _label(doc: Path, ex: Example) -> str:
+    return f"{doc.relative_to(REPO)}:{ex.line}"
 
 
 def _matches(excerpt: tuple[str, ...], output: str) -> str | None:
@@ -76,29 +83,47 @@ def _matches(excerpt: tuple[str, ...], output: str) -> str | None:
     return None
 
 
-@pytest.fixture(scope="module")
-def scratch(tmp_path_factory) -> Path:
-    work = tmp_path_factory.mktemp("readme")
-    for name in ("tests", "datalog_rules", "benchmarks"):
-        (work / name).symlink_to(REPO / name)
-    return work
+_SCRATCH: dict[Path, Path] = {}
 
 
-def test_the_readme_has_runnable_examples() -> None:
-    assert len(EXAMPLES) >= 10, "the README's console blocks hold fewer examples than expected"
+@pytest.fixture
+def scratch(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path], Path]:
+    """One scratch directory per document, shared by its examples (they run in order)."""
+    def get(doc: Path) -> Path:
+        if doc not in _SCRATCH:
+            work = tmp_path_factory.mktemp(doc.stem)
+            for name in ("tests", "datalog_rules", "benchmarks"):
+                (work / name).symlink_to(REPO / name)
+            _SCRATCH[doc] = work
+        return _SCRATCH[doc]
+
+    return get
 
 
-@pytest.mark.parametrize("ex", EXAMPLES, ids=[f"README:{e.line}" for e in EXAMPLES])
-def test_readme_example_runs_as_printed(ex: Example, scratch: Path) -> None:
+def _without_souffle(path: str) -> str:
+    """PATH without the directories that hold a `souffle`: examples show a fresh machine."""
+    return os.pathsep.join(d for d in path.split(os.pathsep)
+                           if d and not (Path(d) / "souffle").exists())
+
+
+def test_the_docs_have_runnable_examples() -> None:
+    readme = [ex for doc, ex in EXAMPLES if doc.name == "README.md"]
+    assert len(readme) >= 5, "the README's console blocks hold fewer examples than expected"
+    assert len(EXAMPLES) >= 30, "the docs' console blocks hold fewer examples than expected"
+
+
+@pytest.mark.parametrize(("doc", "ex"), EXAMPLES, ids=[_label(d, e) for d, e in EXAMPLES])
+def test_example_runs_as_printed(doc: Path, ex: Example, scratch: Callable[[Path], Path]) -> None:
     argv = shlex.split(ex.command)
-    assert argv[0] == "aliaslog", f"README:{ex.line}: examples are aliaslog commands"
-    env = {**os.environ, "COLUMNS": "100"}
-    proc = subprocess.run([sys.executable, "-m", "aliaslog.cli", *argv[1:]], cwd=scratch,
+    where = _label(doc, ex)
+    assert argv[0] == "aliaslog", f"{where}: examples are aliaslog commands"
+    env = {**os.environ, "COLUMNS": "100", "PATH": _without_souffle(os.environ.get("PATH", ""))}
+    proc = subprocess.run([sys.executable, "-m", "aliaslog.cli", *argv[1:]], cwd=scratch(doc),
                           capture_output=True, text=True, env=env, timeout=1200)
     output = proc.stdout + proc.stderr
     assert proc.returncode == ex.status, (
-        f"README:{ex.line}: `{ex.command}` exited {proc.returncode}, not {ex.status}:\n"
+        f"{where}: `{ex.command}` exited {proc.returncode}, not {ex.status}:\n"
         f"{output[-3000:]}")
     missing = _matches(ex.excerpt, output)
-    assert missing is None, (f"README:{ex.line}: `{ex.command}` did not print {missing!r}; it "
+    assert missing is None, (f"{where}: `{ex.command}` did not print {missing!r}; it "
                              f"printed:\n{output[-3000:]}")

@@ -655,3 +655,38 @@ def same(a: Any, b: Any) -> bool:
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
     return bool(a == b)
+
+
+# ---------------------------------------------------------------------------------------------
+# The table of TVM bugs in docs/tvm-bugs.md
+
+
+def _value_text(v: Any) -> str:
+    """An observation, short: arrays as lists, counters and names as they are."""
+    if isinstance(v, np.ndarray):
+        return str(v.flatten().tolist()) if v.size <= 6 else f"{v.shape} array"
+    if isinstance(v, (list, tuple)) and v and all(isinstance(x, np.ndarray) for x in v):
+        return "; ".join(_value_text(x) for x in v)
+    return str(v)
+
+
+def bugs_markdown() -> str:
+    """The miscompilations a TVM pass makes of a module that is correct as written: the pass,
+    the module, what happens, and the VM's evidence (correct vs observed), one row a case."""
+    rows = ["| case | pass | module | what happens | on the VM: correct / observed |",
+            "|---|---|---|---|---|"]
+    for c in CASES:
+        if c.guilty in (None, "input"):
+            continue
+        module = f"`{c.file}` `{c.module}`"
+        rows.append(f"| {c.case_id} | {c.guilty} | {module} | {c.description} | "
+                    f"{_value_text(c.expected)} / {_value_text(c.buggy)} |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:] != ["--markdown"]:
+        sys.exit("usage: python -m tests.support.relax_cases --markdown")
+    print(bugs_markdown())
