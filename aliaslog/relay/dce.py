@@ -52,9 +52,21 @@ def _purity(mod: A.Module, inline_once: bool, typed: Typed | None,
 
 def _analysis(mod: A.Module, inline_once: bool, typed: Typed | None,
               result: AnalysisResult | None, **analysis_options: Any) -> A.Module:
-    if result is None:
-        result = analyze(mod, explain=False, points_to=False, **analysis_options)
-    return remove_relay_bindings(result)
+    """Rounds of analysis and removal until a round removes nothing: a removed write can leave
+    the cell it wrote and the calls that fed it dead (demand reaches a callee's parameter from
+    every call site, removable calls included), so one run is a fixpoint of `dce`."""
+    options = {"options": result.options} if result is not None else {}
+    options.update(analysis_options)
+    folded = False  # mod is a round's output (in folded form)
+    while True:
+        if result is None:
+            result = analyze(mod, explain=False, points_to=False, **options)
+        removable = bool(result.analysed_removable())
+        if folded and not removable:
+            return mod
+        mod, result, folded = remove_relay_bindings(result), None, True
+        if not removable:
+            return mod
 
 
 MODES: dict[str, Mode] = {

@@ -17,7 +17,7 @@ from typing import Any
 from aliaslog.engines.souffle_backend import souffle_executable
 from aliaslog.options import AnalysisOptions
 from aliaslog.relay.analysis import AnalysisResult, analyze
-from aliaslog.relay.dce import remove_relay_bindings
+from aliaslog.relay.dce import relay_dce
 from aliaslog.relay.oracle import observe, unsound_findings
 from extractor.relay.ast import Module
 from extractor.relay.parser import parse
@@ -71,8 +71,10 @@ def analysis(mod: Module, opts: AnalysisOptions) -> AnalysisResult:
 
 def check_dce(mod: Module, base: dict[int, Observation], opts: AnalysisOptions,
               result: AnalysisResult | None = None) -> None:
-    """Analysis-guided DCE type-checks and changes no observation."""
-    pruned = remove_relay_bindings(result or analysis(mod, opts))
+    """Analysis-guided DCE (`aliaslog dce`: rounds to a fixpoint) type-checks and changes no
+    observation."""
+    pruned = relay_dce(mod, "analysis", result=result or analysis(mod, opts), options=opts,
+                       engine=EMBEDDED)
     infer_types(pruned)
     for seed in SEEDS:
         assert_same_observation(run(pruned, seed), base[seed],
