@@ -3,25 +3,39 @@
 `python -m tests.support.fuzz_relax --n N [--start SEED] [--jobs J]`: each seed gives a module
 (randmod_relax.py). For every variant — the module as written, and after TVM's
 DataflowUseInplaceCalls, DeadCodeElimination, EliminateCommonSubexpr, FoldConstant,
-CanonicalizeBindings, or DataflowUseInplaceCalls then FoldConstant — the oracle
-builds the module with `relax.build(mod, "llvm")`, runs it on the VM three times (two fresh
-random inputs, then the first again, on one VM) and compares every result and every input
-tensor after the call with the reference semantics (`randmod_relax.evaluate`). Then `aliaslog
-check` (all three extraction points, the fuzzer's packed functions described by
-tests/data/relax/fuzz_packed_effects.tsv) runs on the same module, and on the module given to
-FoldConstant, which runs kernels at compile time (a write there leaves no trace). Per variant:
+CanonicalizeBindings, or DataflowUseInplaceCalls then FoldConstant; LegalizeOps then aliaslog's
+VerifiedInplace (without its memory condition, so every rewrite the analysis allows is made),
+alone or after DataflowUseInplaceCalls; local functions then lambda-lifted, which relax.build
+needs — the oracle (relax_oracle.py) builds the module with
+`relax.build(mod, "llvm")`, runs it on the VM three times (two fresh random inputs, then the
+first again, on one VM) and compares what every VM call reads, every result and every input
+tensor after the call with the reference semantics (`randmod_relax.run_function`). Then
+`aliaslog check` (all three extraction points, the fuzzer's packed functions described by
+tests/data/relax/fuzz_packed_effects.tsv) runs on the same module, on the module given to
+FoldConstant, which runs kernels at compile time (a write there leaves no trace), and on the
+module before LambdaLift. Per variant:
 
   missed hazard  the VM differs from the reference and check reports no error — a failure
   caught         it differs and check reports an error
-  false alarm    it agrees on every run and check reports an error
+  false alarm    it agrees on every run and check reports an error: class (b) when the error
+                 goes once the undescribed packed functions the module calls are described as
+                 what they do (tests/data/relax/fuzz_packed_true_effects.tsv) — a hazard only
+                 an opaque call could cause — else class (a), imprecision
   clean          it agrees and check reports no error
+  broken         (the VerifiedInplace variants) it differs, and the module VerifiedInplace was
+                 given runs clean: a rewrite aliaslog proved safe is not — a failure
 
-An internal error of check (an exception) is a failure too. Modules TVM cannot transform or
-build are counted, not judged. A failing module is shrunk (statements, outputs and parameters
+An internal error of check (an exception) is a failure too, and so is a VM run the oracle
+cannot follow (`oracle`). Modules TVM cannot transform or build are counted, not judged. A
+failing module is shrunk (statements of any function, outputs, parameters and functions
 deleted while the same variant still fails) and saved under tests/data/relax/regressions/,
 which tests/relax/test_relax_fuzz.py replays on every test run. Exits 1 if any module failed.
-With `--jobs J`, J worker processes (`--worker`) check seeds; a worker that dies takes only
-its current seed with it (counted as `crashed`).
+The summary counts verdicts (false alarms per class) per variant and per feature (features()
+names every construct, e.g. closure:local, helper-writes-param, view_off:offset,
+permute:unit, lowered, alloc:overlap, opaque-call).
+With `--jobs J`, J worker processes (`--worker`) check seeds; a worker that dies, or says
+nothing for TASK_SECONDS, takes only its current seed with it (counted as `tvm-crashed` when it
+was in a TVM pass or on the VM, `internal` when it was in check).
 """
 
 from __future__ import annotations
@@ -47,11 +61,14 @@ from . import paths
 from . import randmod_relax as rm
 from .options import EMBEDDED
 from .regressions import RELAX_TEST, reproduce_command, spec_hash
+from .relax_oracle import OracleError, observe
 
 EFFECTS = paths.DATA / "relax" / "fuzz_packed_effects.tsv"
+TRUE_EFFECTS = paths.DATA / "relax" / "fuzz_packed_true_effects.tsv"
 REGRESSIONS = paths.DATA / "relax" / "regressions"
 
 
+VERIFIED = "aliaslog.VerifiedInplace"  # aliaslog's own pass, without its memory condition
 VARIANTS: dict[str, tuple[str, ...]] = {  # relax.transform passes, in order
     "as-written": (),
     "inplace": ("DataflowUseInplaceCalls",),
@@ -60,6 +77,8 @@ VARIANTS: dict[str, tuple[str, ...]] = {  # relax.transform passes, in order
     "fold": ("FoldConstant",),
     "canon": ("CanonicalizeBindings",),
     "inplace+fold": ("DataflowUseInplaceCalls", "FoldConstant"),
+    "verified": ("LegalizeOps", VERIFIED),
+    "inplace+verified": ("DataflowUseInplaceCalls", "LegalizeOps", VERIFIED),
 }
 # Passes that run kernels at compile time: a write they make happens inside the pass and
 # leaves no trace in its output, so the module given to them is checked too.
@@ -70,16 +89,19 @@ COMPILE_TIME = frozenset({"FoldConstant"})
 class Verdict:
     """One variant of one module: what TVM, the VM and `aliaslog check` did."""
 
-    # missed / caught / false-alarm / clean; pass-failed / build-failed / tvm-crashed (TVM's);
-    # internal (aliaslog's exception or crash), unloadable (the generator's TVMScript)
+    # missed / caught / false-alarm / clean; broken (VerifiedInplace made a hazard the
+    # module before it did not have); pass-failed / build-failed / tvm-crashed (TVM's);
+    # internal (aliaslog's exception or crash), unloadable (the generator's TVMScript),
+    # oracle (a VM run the oracle could not follow)
     status: str
     hazard: str | None = None  # how the VM differed from the reference
     errors: list[str] = field(default_factory=list)  # kinds of error findings
     warnings: list[str] = field(default_factory=list)
     detail: str = ""  # an exception's first line
+    alarm: str | None = None  # a false alarm's class: "a" imprecision, "b" opaque call
 
 
-FAILURES = ("missed", "internal", "unloadable")
+FAILURES = ("missed", "broken", "internal", "unloadable", "oracle")
 
 
 def load(text: str) -> Any:
@@ -97,38 +119,6 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {lines[-1] if lines else ''}"[:300]
 
 
-def observe(mod: Any, spec: dict[str, Any], seed: int) -> str | None:
-    """Build and run `mod` three times; how it differs from the reference, or None."""
-    import tvm
-    from tvm import relax
-
-    with contextlib.redirect_stderr(io.StringIO()):
-        ex = relax.build(mod, "llvm")
-    vm = relax.VirtualMachine(ex, tvm.cpu())
-    rng = np.random.default_rng(seed)
-    a, b = rm.random_inputs(spec, rng), rm.random_inputs(spec, rng)
-    for run, inputs in enumerate((a, b, a), 1):
-        args = [tvm.runtime.tensor(x.copy()) for x in inputs]
-        got = vm["main"](*args)
-        got_flat = [g.numpy() for g in _flat_vm(got)]
-        want = rm.evaluate(spec, inputs)
-        for i, (g, w) in enumerate(zip(got_flat, want, strict=True)):
-            if g.shape != w.shape or not np.array_equal(g, w):
-                return f"run {run}: output {i} is {g.tolist()}, expected {w.tolist()}"
-        for p, arg, x in zip(spec["params"], args, inputs, strict=True):
-            if not np.array_equal(arg.numpy(), x):
-                return f"run {run}: the call changed parameter {p['name']}"
-    return None
-
-
-def _flat_vm(v: Any) -> list[Any]:
-    import tvm_ffi
-
-    if isinstance(v, (tvm_ffi.Array, list, tuple)):
-        return [x for item in v for x in _flat_vm(item)]
-    return [v]
-
-
 def judge(spec: dict[str, Any], variant: str, seed: int,
           phase: Callable[[str], None] = lambda _: None) -> Verdict:
     """One variant of a spec through TVM, the VM and `aliaslog check`; `phase` is told which
@@ -144,36 +134,76 @@ def judge(spec: dict[str, Any], variant: str, seed: int,
         return Verdict("unloadable", detail=_first_line(exc))
     phase("pass")
     checked = []  # the modules `check` judges: the one built, and any a pass ran kernels of
+    before_verified = None  # the module VerifiedInplace was given, lifted as relax.build needs
     try:
         for name in VARIANTS[variant]:
             if name in COMPILE_TIME:
                 checked.append(mod)
+            if name == VERIFIED:
+                before_verified = mod
+                mod = _verified_inplace(mod)
+                continue
             with tvm.target.Target("llvm"), contextlib.redirect_stderr(io.StringIO()):
                 mod = getattr(relax.transform, name)()(mod)
     except Exception as exc:  # noqa: BLE001 - TVM refusing a module is counted, not judged
+        if before_verified is not None and mod is before_verified:
+            return Verdict("internal", detail=_first_line(exc))  # aliaslog's pass failed
         return Verdict("pass-failed", detail=_first_line(exc))
+    if _has_local_function(mod):  # relax.build needs them lifted
+        checked.append(mod)
+        try:
+            mod = _lifted(mod)
+            if before_verified is not None:
+                before_verified = _lifted(before_verified)
+        except Exception as exc:  # noqa: BLE001
+            return Verdict("pass-failed", detail=_first_line(exc))
     checked.append(mod)
     key = (tuple(tvm_ffi.structural_hash(m) for m in checked), json.dumps(spec, sort_keys=True),
-           seed)
+           seed, before_verified is not None)
     if key in _SEEN:  # passes that changed nothing: the same modules, the same verdict
         return _SEEN[key]
-    _SEEN[key] = verdict = _judge_modules(checked, spec, seed, phase)
+    _SEEN[key] = verdict = _judge_modules(checked, spec, seed, phase, before_verified)
     return verdict
 
 
-_SEEN: dict[tuple[tuple[int, ...], str, int], Verdict] = {}
+def _verified_inplace(mod: Any) -> Any:
+    """aliaslog's VerifiedInplace, with the fuzzer's packed functions described, and without
+    the memory condition (which only refuses more): every rewrite the analysis allows."""
+    from aliaslog.relax import verified_inplace
+
+    return verified_inplace(mod, check_memory=False, engine=EMBEDDED,
+                            op_effects=[str(EFFECTS)]).module
+
+
+def _lifted(mod: Any) -> Any:
+    """mod with its local functions lambda-lifted (relax.build needs them lifted)."""
+    from tvm import relax
+
+    if not _has_local_function(mod):
+        return mod
+    with contextlib.redirect_stderr(io.StringIO()):
+        return relax.transform.LambdaLift()(mod)
+
+
+_SEEN: dict[tuple[tuple[int, ...], str, int, bool], Verdict] = {}
+
+
+def _has_local_function(mod: Any) -> bool:
+    """Whether a Relax function of mod binds a local function (a closure not yet lifted)."""
+    from tvm import relax
+
+    return any(isinstance(b.value, relax.Function)
+               for f in mod.functions.values() if isinstance(f, relax.Function)
+               for blk in f.body.blocks for b in blk.bindings)
 
 
 def _judge_modules(checked: list[Any], spec: dict[str, Any], seed: int,
-                   phase: Callable[[str], None]) -> Verdict:
-    """`aliaslog check` on each module, and the VM on the last (the one built)."""
-    from aliaslog.relax import check_module
-
+                   phase: Callable[[str], None], before_verified: Any = None) -> Verdict:
+    """`aliaslog check` on each module, and the VM on the last (the one built); a hazard after
+    VerifiedInplace is the pass's fault ("broken") when the module before it runs clean."""
     phase("check")
-    found = []
     try:
-        for m in checked:
-            found += check_module(m, engine=EMBEDDED, op_effects=[str(EFFECTS)]).violations
+        found = _findings(checked, [EFFECTS])
     except Exception as exc:  # noqa: BLE001 - aliaslog failing is what the fuzzer looks for
         return Verdict("internal", detail=_first_line(exc))
     errors = sorted({v.kind for v in found if v.severity == "error"})
@@ -181,24 +211,117 @@ def _judge_modules(checked: list[Any], spec: dict[str, Any], seed: int,
     phase("vm")
     try:
         hazard = observe(checked[-1], spec, seed)
+    except OracleError as exc:
+        return Verdict("oracle", None, errors, warnings, str(exc)[:300])
     except Exception as exc:  # noqa: BLE001 - a module TVM cannot build or run
         return Verdict("build-failed", None, errors, warnings, _first_line(exc))
+    if hazard is not None and before_verified is not None:
+        try:
+            was = observe(before_verified, spec, seed)
+        except Exception as exc:  # noqa: BLE001
+            return Verdict("oracle", hazard, errors, warnings, _first_line(exc))
+        if was is None:
+            return Verdict("broken", hazard, errors, warnings, "VerifiedInplace made it")
     if hazard is not None:
         return Verdict("caught" if errors else "missed", hazard, errors, warnings)
-    return Verdict("false-alarm" if errors else "clean", None, errors, warnings)
+    if not errors:
+        return Verdict("clean", None, errors, warnings)
+    phase("check")
+    return Verdict("false-alarm", None, errors, warnings, alarm=alarm_class(checked, spec))
+
+
+def _findings(checked: list[Any], tables: list[Path]) -> list[Any]:
+    from aliaslog.relax import check_module
+
+    return [v for m in checked for v in check_module(
+        m, engine=EMBEDDED, op_effects=[str(t) for t in tables]).violations]
+
+
+def alarm_class(checked: list[Any], spec: dict[str, Any]) -> str:
+    """"b" when the false alarm's errors go once every undescribed packed function the module
+    calls is described by what it does (only an opaque call could have caused the hazard the
+    analysis feared), else "a" (imprecision)."""
+    if not opaque_calls(spec):
+        return "a"
+    found = _findings(checked, [EFFECTS, TRUE_EFFECTS])
+    return "a" if any(v.severity == "error" for v in found) else "b"
+
+
+def opaque_calls(spec: dict[str, Any]) -> list[str]:
+    """The undescribed packed functions a spec calls."""
+    return sorted({s["attr"]["fn"] for s in _all_stmts(spec)
+                   if s["op"] in ("packed", "inplace_packed") and s["attr"]["fn"] in rm.OPAQUE})
+
+
+def _all_stmts(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    return [*spec["stmts"], *(s for f in spec.get("functions", []) for s in f["stmts"])]
 
 
 def features(spec: dict[str, Any]) -> list[str]:
-    """The constructs a spec uses (op names, packed functions, kernels), for the summary."""
+    """The constructs a spec uses (op names, packed functions, kernels, and the shapes in-place
+    bugs come in), for the summary."""
     out = set()
-    for s in spec["stmts"]:
+    fns = rm.functions(spec)
+    for s in _all_stmts(spec):
         a = s.get("attr", {})
         out.add({"packed": f"packed:{a.get('fn')}", "call_tir": f"call_tir:{a.get('kernel')}",
-                 "inplace": f"inplace:{a.get('kernel')}"}.get(s["op"], s["op"]))
+                 "inplace": f"inplace:{a.get('kernel')}", "dps": f"dps:{a.get('kernel')}",
+                 "inplace_packed": f"inplace_packed:{a.get('fn')}"}.get(s["op"], s["op"]))
         if a.get("plain"):
             out.add("plain-primfunc")
-    out.add("dataflow" if spec["dataflow"] else "binding-block")
+        if s["op"] == "view_off":
+            out.add("view_off:offset" if a["offset"] else "view_off:0")
+        if s["op"] == "closure":
+            out.add("closure:local" if a.get("inner") else "closure:make_closure")
+        if s["op"] == "invoke" and a.get("direct"):
+            out.add("invoke:by-name")
+    env = rm.types(spec)
+    for s in spec["stmts"]:
+        if s["op"] == "permute":
+            out.add("permute:unit" if 1 in env[s["args"][0]][1] else "permute:general")
+    for s in spec["stmts"]:
+        f = fns.get(s.get("attr", {}).get("fn", ""))
+        if f is not None and s["op"] in ("call", "closure"):
+            out |= _writes_params(f)
+    out |= _overlaps(spec)
+    if opaque_calls(spec):
+        out.add("opaque-call")
+    out.add("lowered" if spec.get("lowered") else
+            "dataflow" if spec["dataflow"] else "binding-block")
     return sorted(out)
+
+
+def _writes_params(f: dict[str, Any]) -> set[str]:
+    """helper-writes-param / closure-writes-capture / closure-writes-param, from the body."""
+    names = [p["name"] for p in f["params"]]
+    caps = set(names[len(names) - f.get("ncap", 0):])
+    out = set()
+    for s in f["stmts"]:
+        written = s["args"][:1] if s["op"] == "inplace" else \
+            s["args"][-1:] if s["op"] == "inplace_packed" else []
+        for w in written:
+            if w in names:
+                out.add(f"{f['kind']}-writes-{'capture' if w in caps else 'param'}")
+                if s["var"] == f["outputs"][0]:
+                    out.add(f"{f['kind']}-returns-written")
+    return out
+
+
+def _overlaps(spec: dict[str, Any]) -> set[str]:
+    """alloc:overlap / alloc:disjoint: tensors in one storage whose byte ranges meet or not."""
+    env = rm.types(spec)
+    ranges: dict[str, list[tuple[int, int]]] = {}
+    for s in spec["stmts"]:
+        if s["op"] == "alloc":
+            off = s["attr"]["offset"]
+            n = 4 * int(np.prod(env[s["var"]][1]))
+            ranges.setdefault(s["args"][0], []).append((off, off + n))
+    out = set()
+    for rs in ranges.values():
+        for i, (a0, a1) in enumerate(rs):
+            for b0, b1 in rs[i + 1:]:
+                out.add("alloc:overlap" if a0 < b1 and b0 < a1 else "alloc:disjoint")
+    return out
 
 
 def check_seed(seed: int, variants: list[str]) -> dict[str, Any]:
@@ -211,28 +334,37 @@ def check_seed(seed: int, variants: list[str]) -> dict[str, Any]:
 # ------------------------------------------------------------------------------ shrinking
 
 
-def _uses(spec: dict[str, Any], name: str) -> bool:
-    return name in spec["outputs"] or any(name in s["args"] for s in spec["stmts"])
+def _uses(body: dict[str, Any], name: str) -> bool:
+    return name in body["outputs"] or any(name in s["args"] for s in body["stmts"])
+
+
+def _bodies(spec: dict[str, Any]) -> list[tuple[dict[str, Any], str | None]]:
+    """main and every helper and closure body, each with its function's name (None: main)."""
+    return [(spec, None), *((f, f["name"]) for f in spec.get("functions", []))]
 
 
 def _candidates(spec: dict[str, Any]) -> list[dict[str, Any]]:
-    """Smaller specs: a statement deleted (its uses replaced by an argument of the same
-    type), an output dropped, an unused parameter dropped."""
+    """Smaller specs: a statement of any function deleted (its uses replaced by an argument of
+    the same type; a kernel call's destination by one of its inputs), an output dropped, an
+    unused parameter or function dropped."""
     out = []
-    env = rm.types(spec)
-    for i, s in enumerate(spec["stmts"]):
-        subs = [None] + [a for a in s["args"] if env[a] == env[s["var"]]]
-        for sub in subs:
-            if sub is None and _uses(spec, s["var"]):
-                continue
-            cand = json.loads(json.dumps(spec))
-            del cand["stmts"][i]
-            if sub is not None:
-                for t in cand["stmts"]:
-                    t["args"] = [sub if a == s["var"] else a for a in t["args"]]
-                cand["outputs"] = list(dict.fromkeys(sub if o == s["var"] else o
-                                                     for o in cand["outputs"]))
-            out.append(cand)
+    for k, (body, fn) in enumerate(_bodies(spec)):
+        env = rm.types(spec, fn)
+        for i, s in enumerate(body["stmts"]):
+            old = s["args"][-1] if s["op"] == "dps" else s["var"]
+            subs = [None] + [a for a in s["args"] if env[a] == env[old] and a != old]
+            for sub in subs:
+                if sub is None and _uses(body, s["var"]):
+                    continue
+                cand = json.loads(json.dumps(spec))
+                b = _bodies(cand)[k][0]
+                del b["stmts"][i]
+                if sub is not None:
+                    for t in b["stmts"][i:]:
+                        t["args"] = [sub if a == old else a for a in t["args"]]
+                    b["outputs"] = list(dict.fromkeys(sub if o == old else o
+                                                      for o in b["outputs"]))
+                out.append(cand)
     for o in spec["outputs"]:
         if len(spec["outputs"]) > 1:
             cand = json.loads(json.dumps(spec))
@@ -242,6 +374,14 @@ def _candidates(spec: dict[str, Any]) -> list[dict[str, Any]]:
         if len(spec["params"]) > 1 and not _uses(spec, p["name"]):
             cand = json.loads(json.dumps(spec))
             cand["params"] = [q for q in cand["params"] if q["name"] != p["name"]]
+            out.append(cand)
+    called = {s["attr"]["fn"] for s in _all_stmts(spec) if s["op"] in ("call", "closure")}
+    for f in spec.get("functions", []):
+        if f["name"] not in called:
+            cand = json.loads(json.dumps(spec))
+            cand["functions"] = [g for g in cand["functions"] if g["name"] != f["name"]]
+            if not cand["functions"]:
+                del cand["functions"]
             out.append(cand)
     return out
 
@@ -304,8 +444,9 @@ def _worker(tasks: list[tuple[int, str]]) -> None:
             say(seed=seed, variant=variant, verdict=asdict(verdict))
 
 
-# A worker that dies: in check it is aliaslog's failure; in a TVM pass or the VM, TVM's.
+# A worker that dies or hangs: in check it is aliaslog's failure; in a TVM pass or the VM, TVM's.
 CRASH = {"check": "internal", "pass": "tvm-crashed", "vm": "tvm-crashed"}
+TASK_SECONDS = 600  # a worker silent this long is killed (one variant takes seconds)
 
 
 def _run_jobs(seeds: list[int], variants: list[str], jobs: int,
@@ -325,15 +466,21 @@ def _run_jobs(seeds: list[int], variants: list[str], jobs: int,
              ",".join(f"{s}:{v}" for s, v in tasks)],
             cwd=paths.REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         assert proc.stdout is not None
-        running[proc.stdout] = (proc, set(tasks), [None])
+        running[proc.stdout] = (proc, set(tasks), [None, time.monotonic()])
         sel.register(proc.stdout, selectors.EVENT_READ)
 
     while queue or running:
         while queue and len(running) < jobs:
             start(queue.pop(0))
-        for key, _ in sel.select():
+        now = time.monotonic()
+        for proc, _, last in running.values():
+            if now - last[1] > TASK_SECONDS and proc.poll() is None:
+                proc.kill()  # its stdout closes: handled below as a death, blamed on its phase
+                last[2:] = ["timed out"]
+        for key, _ in sel.select(timeout=30):
             proc, wanted, last = running[key.fileobj]
             line = key.fileobj.readline()  # type: ignore[union-attr]
+            last[1] = time.monotonic()
             if line:
                 msg = json.loads(line)
                 if "features" in msg:
@@ -353,8 +500,9 @@ def _run_jobs(seeds: list[int], variants: list[str], jobs: int,
             proc.wait()
             if last[0] is not None and last[0][:2] in wanted:
                 seed, variant, phase = last[0]
+                how = last[2] if len(last) > 2 else f"died (exit {proc.returncode})"
                 rows[seed]["variants"][variant] = asdict(Verdict(
-                    CRASH[phase], detail=f"the process died in {phase} (exit {proc.returncode})"))
+                    CRASH[phase], detail=f"the process {how} in {phase}"))
                 wanted.discard((seed, variant))
                 done += 1
             if wanted:
@@ -362,19 +510,80 @@ def _run_jobs(seeds: list[int], variants: list[str], jobs: int,
     return [rows[s] for s in sorted(rows)]
 
 
+def label(verdict: dict[str, Any]) -> str:
+    """A verdict's status, false alarms with their class: (a) imprecision, (b) opaque call."""
+    if verdict["status"] == "false-alarm":
+        return f"false-alarm ({verdict.get('alarm') or 'a'})"
+    return verdict["status"]
+
+
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Counts per verdict, per variant, and of the features the modules used."""
+    """Counts per verdict (false alarms per class), per variant, and per feature (the
+    modules that use it, and the verdicts of their variants)."""
     total: Counter[str] = Counter()
     per: dict[str, Counter[str]] = {}
     feats: Counter[str] = Counter()
+    per_feat: dict[str, Counter[str]] = {}
     for r in rows:
         feats.update(r["features"])
         for v, verdict in r["variants"].items():
-            total[verdict["status"]] += 1
-            per.setdefault(v, Counter())[verdict["status"]] += 1
+            st = label(verdict)
+            total[st] += 1
+            per.setdefault(v, Counter())[st] += 1
+            for f in r["features"]:
+                per_feat.setdefault(f, Counter())[st] += 1
     return {"modules": len(rows), "verdicts": dict(sorted(total.items())),
             "per_variant": {v: dict(sorted(c.items())) for v, c in per.items()},
-            "features": dict(sorted(feats.items()))}
+            "features": dict(sorted(feats.items())),
+            "per_feature": {f: dict(sorted(c.items())) for f, c in sorted(per_feat.items())}}
+
+
+def save_alarm(spec: dict[str, Any], variant: str, seed: int, verdict: Verdict,
+               directory: Path) -> Path:
+    """Write a false alarm as a TVMScript file `aliaslog check` can be run on (with the
+    fuzzer's effect table), saying which errors it reports and on which variant."""
+    digest = spec_hash(spec)
+    path = directory / f"alarm_{'_'.join(verdict.errors)}_{variant.replace('+', '_')}_{digest}.py"
+    record = textwrap.fill(
+        f"False alarm (class {verdict.alarm}) of the Relax fuzzer on variant {variant} "
+        f"(passes: {', '.join(VARIANTS[variant]) or 'none'}; then LambdaLift if the module "
+        f"has local functions): check reports {', '.join(verdict.errors)}, but no read in any "
+        f"VM run sees another value than value semantics. Check: aliaslog check FILE "
+        f"--op-effects tests/data/relax/fuzz_packed_effects.tsv.", 95)
+    text = f'"""{record}\n"""\n\n' + rm.render(spec).replace(
+        "SPEC = ", f"VARIANT = {variant!r}\nSEED = {seed}  # the oracle's inputs\nSPEC = ", 1)
+    directory.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def shrink_results(rows: list[dict[str, Any]], save_to: Path | None, alarms: Path | None,
+                   alarm_limit: int) -> None:
+    """Shrink every failure (saved under save_to) and up to alarm_limit false alarms of class
+    (a) per variant and set of error kinds (saved under alarms), each while its variant keeps
+    the same verdict (and, for an alarm, the same errors)."""
+    groups: Counter[tuple[str, tuple[str, ...]]] = Counter()
+    for r in rows:
+        seed = r["seed"]
+        for v, d in r["variants"].items():
+            verdict = Verdict(**d)
+            replayable = not verdict.detail.startswith("the process")  # not a death or a hang
+            if verdict.status in FAILURES and save_to is not None and replayable:
+                small = shrink(rm.generate(seed), lambda s, v=v, st=verdict.status, seed=seed:
+                               judge(s, v, seed).status == st)
+                print(f"  saved {save_regression(small, v, seed, judge(small, v, seed), save_to)}")
+            key = (v, tuple(verdict.errors))
+            if verdict.status == "false-alarm" and verdict.alarm == "a" and alarms is not None \
+                    and groups[key] < alarm_limit:
+                groups[key] += 1
+
+                def same(s: dict[str, Any], v: str = v, seed: int = seed,
+                         errors: list[str] = verdict.errors) -> bool:
+                    j = judge(s, v, seed)
+                    return (j.status, j.alarm, j.errors) == ("false-alarm", "a", errors)
+
+                small = shrink(rm.generate(seed), same, budget=150)
+                print(f"  alarm {save_alarm(small, v, seed, judge(small, v, seed), alarms)}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -385,6 +594,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variants", default=",".join(VARIANTS))
     ap.add_argument("--out", type=Path, help="write rows.jsonl and summary.json here")
     ap.add_argument("--no-save", action="store_true", help="do not shrink and save failures")
+    ap.add_argument("--save-to", type=Path, default=REGRESSIONS,
+                    help="where shrunk failures go (default: the regression directory)")
+    ap.add_argument("--alarms", type=Path,
+                    help="also shrink false alarms of class (a) and write them here")
+    ap.add_argument("--alarm-limit", type=int, default=2,
+                    help="false alarms shrunk per variant and set of error kinds")
+    ap.add_argument("--shrink-from", type=Path,
+                    help="shrink the results of an earlier campaign (its --out) instead")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--tasks", help=argparse.SUPPRESS)  # seed:variant,...
     args = ap.parse_args(argv)
@@ -395,6 +612,11 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [v for v in variants if v not in VARIANTS]
     if unknown:
         ap.error(f"unknown variants {', '.join(unknown)} (choose from {', '.join(VARIANTS)})")
+    if args.shrink_from:
+        rows = [json.loads(line) for line in (args.shrink_from / "rows.jsonl").open()]
+        shrink_results(rows, None if args.no_save else args.save_to, args.alarms,
+                       args.alarm_limit)
+        return 0
     t0 = time.time()
     rows = _run_jobs(list(range(args.start, args.start + args.n)), variants, args.jobs)
     summary = summarize(rows)
@@ -404,15 +626,11 @@ def main(argv: list[str] | None = None) -> int:
     for r, v, verdict in failures:
         print(f"FAIL seed {r['seed']} [{v}] {verdict.status}: {verdict.hazard or verdict.detail}"
               f" (errors: {', '.join(verdict.errors) or 'none'})")
-        if args.no_save or "died" in verdict.detail:
-            continue
-        seed = r["seed"]
-        small = shrink(rm.generate(seed),
-                       lambda s, v=v, st=verdict.status, seed=seed: judge(s, v, seed).status == st)
-        print(f"  saved {save_regression(small, v, seed, judge(small, v, seed))}")
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    shrink_results(rows, None if args.no_save else args.save_to, args.alarms, args.alarm_limit)
+    if args.out:
         (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(json.dumps(summary, indent=2))
     return 1 if failures else 0

@@ -1,0 +1,315 @@
+"""The Relax fuzzer's ground truth: a module built by `relax.build` and run on TVM's VM, every
+value a VM call reads compared with value semantics (randmod_relax.run_function).
+
+A clobbered value whose later reads do not change the results is still a hazard, so outputs
+and parameters after the call are not enough. The VM's instrument (`set_instrument`) sees every
+Call instruction before it runs, with its arguments — kernels, packed functions, the Relax
+functions and closures it enters, and the builtins lowering added. Which source value each
+argument holds is read off the module at the `legalized` point of the default pipeline
+(LegalizeOps .. ToNonDataflow, run here on the same module `relax.build` compiles; nothing is
+added to the module): there every binding still has its source name, and every call the VM
+will make for it is there, in order, with its arguments in the VM's positions — kernels of
+call_tir with their outputs after them, packed functions, Relax functions, closure
+invocations. Later passes rename values (an in-place kernel's result takes its argument's
+register), so the names at the VM cannot say which value a read means; the order of calls,
+which those passes keep, can. Each call's trace is matched to that plan, call by call, in a
+stack of frames for the Relax functions and closures entered; a call the plan does not expect
+is the oracle's failure (OracleError), never a verdict.
+
+What a call reads: the parameters a kernel's TIR loads from, the positions PACKED_READS names
+for a packed function; passing a tensor on (to a view, a tuple, a function) reads nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import randmod_relax as rm
+
+
+class OracleError(RuntimeError):
+    """The VM made calls the plan did not expect: the oracle cannot say what a read means."""
+
+
+@dataclass
+class Planned:
+    """One call the VM will make for a binding at the legalized point."""
+
+    symbol: str  # the callee's name as the VM's instrument sees it
+    var: str  # the binding's variable
+    reads: list[tuple[int, Any]]  # VM argument position -> source name (str) or constant
+    enters: str | None = None  # a Relax function the call runs ("" when a closure's)
+    args: list[Any] = field(default_factory=list)  # what its arguments hold, as in reads
+
+
+LEGALIZE = ("DispatchSampling", "DispatchSortScan", "LegalizeOps", "RewriteDataflowReshape",
+            "ToNonDataflow")  # relax.build's default pipeline up to RemovePurityChecking
+
+
+def legalized(mod: Any) -> Any:
+    """The module as the default pipeline has it before RemovePurityChecking."""
+    import tvm
+    from tvm import relax
+
+    passes = [getattr(relax.backend, n)() if n.startswith("Dispatch")
+              else getattr(relax.transform, n)() for n in LEGALIZE]
+    with tvm.target.Target("llvm"), contextlib.redirect_stderr(io.StringIO()):
+        return tvm.transform.Sequential(passes)(mod)
+
+
+def loaded_params(pf: Any) -> set[int] | None:
+    """The parameters a PrimFunc's body loads from (None: a load the oracle cannot place)."""
+    import tvm
+    import tvm_ffi
+
+    params = list(pf.params)
+    found: set[int] = set()
+    unplaced = []
+
+    def on_load(node: Any) -> None:
+        for i, p in enumerate(params):
+            if node.source.same_as(p):
+                found.add(i)
+                return
+        unplaced.append(node)
+
+    tvm_ffi.structural_walk(pf.body, [(tvm.ir.expr.TensorLoad, on_load)])
+    return None if unplaced else found
+
+
+def _packed_reads(symbol: str) -> tuple[int, ...]:
+    short = "vmcopy" if symbol == "vm.builtin.copy" else symbol.removeprefix(rm.PACKED_PREFIX)
+    return rm.PACKED_READS.get(short, ())
+
+
+def plan(legal: Any) -> dict[str, list[Planned]]:
+    """Per Relax function of the legalized module, the calls it makes, in order."""
+    from tvm import relax
+
+    out: dict[str, list[Planned]] = {}
+    for gv, fn in legal.functions.items():
+        if isinstance(fn, relax.Function):
+            out[gv.name_hint] = _plan_function(legal, fn)
+    return out
+
+
+def _name(e: Any) -> Any:
+    """What an argument holds: a variable's name, a constant's value (copied now, before any
+    run can write it), or None."""
+    import tvm
+    from tvm import relax
+
+    if isinstance(e, relax.Var):
+        return e.name
+    if isinstance(e, tvm.ir.GenericConst):
+        return np.array(e.value.numpy(), copy=True)
+    return None
+
+
+def _plan_function(legal: Any, fn: Any) -> list[Planned]:
+    import tvm
+    from tvm import relax
+
+    calls: list[Planned] = []
+    closures: dict[str, str] = {}  # closure variable -> the Relax function it runs
+    for block in fn.body.blocks:
+        for b in block.bindings:
+            v = b.value
+            if not isinstance(v, relax.Call):
+                continue
+            var = b.var.name
+            op = v.op
+            if isinstance(op, tvm.ir.Op):
+                name = op.name
+                if name in ("relax.call_tir", "relax.call_tir_inplace", "relax.call_dps_packed"):
+                    args = list(v.args[1].fields) if isinstance(v.args[1], relax.Tuple) \
+                        else [v.args[1]]
+                    calls.append(_callee_call(legal, v.args[0], var, args))
+                elif name in ("relax.call_pure_packed", "relax.call_inplace_packed"):
+                    calls.append(_callee_call(legal, v.args[0], var, list(v.args[1:])))
+                elif name in ("relax.invoke_pure_closure", "relax.invoke_closure"):
+                    args = list(v.args[1].fields)
+                    clo = _name(v.args[0])
+                    calls.append(Planned("vm.builtin.invoke_closure", var, [],
+                                         closures.get(clo, "") if isinstance(clo, str) else "",
+                                         [clo] + [_name(a) for a in args]))
+                elif name == "relax.make_closure":
+                    closures[var] = v.args[0].name_hint
+                continue
+            if isinstance(op, (tvm.ir.GlobalVar, relax.ExternFunc)):
+                calls.append(_callee_call(legal, op, var, list(v.args)))
+            elif isinstance(op, relax.Var):  # a closure called by name
+                calls.append(Planned("vm.builtin.invoke_closure", var, [],
+                                     closures.get(op.name, ""),
+                                     [op.name] + [_name(a) for a in v.args]))
+    return calls
+
+
+def _callee_call(legal: Any, callee: Any, var: str, args: list[Any]) -> Planned:
+    """A call of a PrimFunc, a Relax function or a packed function with these arguments."""
+    import tvm
+    from tvm import relax
+
+    if isinstance(callee, relax.ExternFunc):
+        symbol = str(callee.global_symbol)
+        return Planned(symbol, var, [(i, _name(args[i])) for i in _packed_reads(symbol)
+                                     if i < len(args) and _name(args[i]) is not None])
+    assert isinstance(callee, tvm.ir.GlobalVar)
+    target = legal[callee]
+    if isinstance(target, relax.Function):
+        return Planned(callee.name_hint, var, [], callee.name_hint, [_name(a) for a in args])
+    loads = loaded_params(target)
+    positions = range(len(args)) if loads is None else sorted(i for i in loads if i < len(args))
+    return Planned(callee.name_hint, var, [(i, _name(args[i])) for i in positions
+                                           if _name(args[i]) is not None])
+
+
+# ---------------------------------------------------------------------------------- tracing
+
+
+@dataclass
+class Frame:
+    """A Relax function the VM runs: its planned calls, and its values by source name."""
+
+    fn: str
+    calls: list[Planned]
+    env: dict[str, Any]
+    depth: int
+    pos: int = 0
+
+    @property
+    def symbols(self) -> set[str]:
+        return {c.symbol for c in self.calls}
+
+
+class Tracer:
+    """The VM instrument: matches each call to the plan and checks what it reads."""
+
+    def __init__(self, spec: dict[str, Any], plans: dict[str, list[Planned]],
+                 inputs: list[np.ndarray], run: int) -> None:
+        self.spec, self.plans, self.run = spec, plans, run
+        self.frames = [Frame("main", plans["main"], rm.run_function(spec, None, inputs), 0)]
+        self.depth = 0
+        self.hazard: str | None = None
+        self.confused: str | None = None
+        self.reads = 0  # values compared
+
+    def __call__(self, func: Any, symbol: str, before: bool, ret: Any, *args: Any) -> None:
+        try:
+            self._event(str(symbol), bool(before), args)
+        except Exception as exc:  # noqa: BLE001 - never let the VM see the oracle fail
+            self.confused = self.confused or f"{type(exc).__name__}: {exc}"
+
+    def _event(self, symbol: str, before: bool, args: tuple[Any, ...]) -> None:
+        if not before:
+            if len(self.frames) > 1 and self.frames[-1].depth == self.depth:
+                self._close(self.frames.pop())
+            self.depth -= 1
+            return
+        self.depth += 1
+        fr = self.frames[-1]
+        if symbol not in fr.symbols or self.confused:
+            return
+        if fr.pos >= len(fr.calls) or fr.calls[fr.pos].symbol != symbol:
+            want = fr.calls[fr.pos].symbol if fr.pos < len(fr.calls) else "nothing more"
+            self.confused = f"{fr.fn}: the VM called {symbol}, the plan expects {want}"
+            return
+        call = fr.calls[fr.pos]
+        fr.pos += 1
+        if self.hazard is None:
+            for pos, ref in call.reads:
+                self._check(fr, call, pos, ref, args)
+        if call.enters is not None:
+            self.frames.append(self._enter(fr, call))
+
+    def _check(self, fr: Frame, call: Planned, pos: int, ref: Any,
+               args: tuple[Any, ...]) -> None:
+        want = ref if isinstance(ref, np.ndarray) else fr.env.get(ref)
+        if not isinstance(want, np.ndarray) or pos >= len(args):
+            return  # a value the source does not name (or not a tensor): nothing to compare
+        got = args[pos].numpy()
+        self.reads += 1
+        if got.shape != want.shape:
+            self.confused = (f"{fr.fn}: {call.symbol} argument {pos} has shape {got.shape}, "
+                             f"the plan's value {ref if isinstance(ref, str) else 'const'} "
+                             f"{want.shape}")
+        elif not np.array_equal(got, want) and self.hazard is None:
+            what = ref if isinstance(ref, str) else "a constant"
+            self.hazard = (f"run {self.run}: in {fr.fn}, {call.symbol} (for {call.var}) read "
+                           f"{what} as {got.tolist()}, expected {want.tolist()}")
+
+    def _enter(self, fr: Frame, call: Planned) -> Frame:
+        """The frame of a Relax function or closure body a call runs."""
+        vals = [a if isinstance(a, np.ndarray) else fr.env.get(a) if a is not None else None
+                for a in call.args]
+        if any(v is None for v in vals):
+            raise OracleError(f"{fr.fn}: cannot tell what the arguments of {call.var} hold "
+                              f"({call.args})")
+        if call.symbol == "vm.builtin.invoke_closure":
+            clo = vals[0]
+            if not isinstance(clo, rm.Closure) or not call.enters:
+                raise OracleError(f"{fr.fn}: cannot tell which closure {call.var} invokes")
+            env = rm.run_function(self.spec, clo.fn, [*vals[1:], *clo.caps])
+            env.update(zip(clo.names, clo.caps, strict=True))  # a local function's captures
+            return Frame(call.enters, self.plans[call.enters], env, self.depth)
+        env = rm.run_function(self.spec, call.enters, vals)
+        return Frame(call.enters or "", self.plans[call.enters or ""], env, self.depth)
+
+    def _close(self, fr: Frame) -> None:
+        if fr.pos != len(fr.calls) and not self.confused:
+            self.confused = f"{fr.fn}: returned before calling {fr.calls[fr.pos].symbol}"
+
+    def finish(self) -> None:
+        """After the run: every call main planned has run."""
+        if len(self.frames) != 1 and not self.confused:
+            self.confused = "the VM returned inside a function"
+        self._close(self.frames[0])
+        if self.confused:
+            raise OracleError(self.confused)
+
+
+def observe(mod: Any, spec: dict[str, Any], seed: int, reads: bool = True) -> str | None:
+    """Build and run `mod` three times (two fresh random inputs, then the first again, on one
+    VM); how it differs from the reference, or None: a read (with `reads`) that sees another
+    value than value semantics gives, a result, or a parameter the call changed."""
+    import tvm
+    from tvm import relax
+
+    plans = plan(legalized(mod)) if reads else {}
+    with contextlib.redirect_stderr(io.StringIO()):
+        ex = relax.build(mod, "llvm")
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    rng = np.random.default_rng(seed)
+    a, b = rm.random_inputs(spec, rng), rm.random_inputs(spec, rng)
+    for run, inputs in enumerate((a, b, a), 1):
+        args = [tvm.runtime.tensor(x.copy()) for x in inputs]
+        tracer = Tracer(spec, plans, inputs, run) if reads else None
+        if tracer is not None:
+            vm.set_instrument(tracer)
+        got = vm["main"](*args)
+        if tracer is not None:
+            tracer.finish()
+            if tracer.hazard:
+                return tracer.hazard
+        got_flat = [g.numpy() for g in _flat_vm(got)]
+        want = rm.evaluate(spec, inputs)
+        for i, (g, w) in enumerate(zip(got_flat, want, strict=True)):
+            if g.shape != w.shape or not np.array_equal(g, w):
+                return f"run {run}: output {i} is {g.tolist()}, expected {w.tolist()}"
+        for p, arg, x in zip(spec["params"], args, inputs, strict=True):
+            if not np.array_equal(arg.numpy(), x):
+                return f"run {run}: the call changed parameter {p['name']}"
+    return None
+
+
+def _flat_vm(v: Any) -> list[Any]:
+    import tvm_ffi
+
+    if isinstance(v, (tvm_ffi.Array, list, tuple)):
+        return [x for item in v for x in _flat_vm(item)]
+    return [v]
