@@ -7,6 +7,7 @@ import os
 import shlex
 import sys
 
+from ..arguments import module_argument, op_effects_argument, tir_effects_argument
 from ..loading import output_dir_arg
 from ..options import AnalysisOptions, EngineOptions
 
@@ -32,6 +33,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     EngineOptions.add_arguments(sp)
     sp.add_argument("--at", default="input", choices=["input", "legalized", "lowered"],
                     help="Relax extraction point (files named *.lowered.py are taken as they are)")
+    module_argument(sp, of="each TVMScript file")
+    op_effects_argument(sp)
+    tir_effects_argument(sp)
     sp.add_argument("--audit", action="store_true",
                     help="Relax: also audit each model through relax.build's default llvm "
                          "pipeline, pass by pass; the report gets a per-pass table")
@@ -51,7 +55,9 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
     options = {"analysis": AnalysisOptions.from_args(args).as_json(),
                "engine": EngineOptions.from_args(args).as_json(), "relax_point": args.at,
-               "check_outputs": args.check_outputs, "audit": args.audit}
+               "check_outputs": args.check_outputs, "audit": args.audit,
+               "module": args.module, "op_effects": args.op_effects,
+               "tir_effects": args.tir_effects}
     command = "aliaslog batch " + " ".join(shlex.quote(a) for a in sys.argv[2:])
     res = run_batch(args.paths, args.out, task_options=options, workers=args.workers,
                     time_limit=args.time_limit, force=args.force, dask_address=args.dask,

@@ -88,11 +88,12 @@ def run_batch(
     if time_limit <= 0:
         raise UsageError(f"--time-limit must be positive, not {time_limit:g}")
     files = collect(paths)
+    tasks = [Task(path=str(f), **(task_options or {})) for f in files]
+    _check_effect_tables(tasks[0])
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
     cache = ResultCache(out_dir / "cache")
     started = _now()
-    tasks = [Task(path=str(f), **(task_options or {})) for f in files]
     digests = {t.path: file_digest(t.path) for t in tasks}
     keys = {t.path: cache.key(t, digests[t.path]) for t in tasks}
     rows: dict[str, dict[str, Any]] = {}
@@ -134,6 +135,15 @@ def run_batch(
                  interrupted, missing)
     write_outputs(out_dir, ordered, meta)
     return BatchResult(ordered, meta, out_dir, interrupted, files)
+
+
+def _check_effect_tables(task: Task) -> None:
+    """A missing or malformed effect table is one error naming its file and line, before any
+    model runs (not the same error on every row)."""
+    from extractor.effect_table import load_effect_table, load_tir_effect_table
+
+    load_effect_table(*task.op_effects)
+    load_tir_effect_table(*task.tir_effects)
 
 
 def _run_local(todo: list[Task], workers: int, time_limit: float, bar: Progress,
