@@ -43,8 +43,8 @@ def rows_by_model(rows: list[dict]) -> dict[str, dict]:
 
 
 def test_collect_walks_directories_and_rejects_missing(models: Path) -> None:
-    files = collect([models, models / "model_mlp.relay"])
-    assert sorted(f.name for f in files) == sorted([*MODELS, "broken.relay"])
+    files, skipped = collect([models, models / "model_mlp.relay"])
+    assert sorted(f.name for f in files) == sorted([*MODELS, "broken.relay"]) and not skipped
     with pytest.raises(UsageError, match="no such file"):
         collect([models / "absent.relay"])
     (models / "empty").mkdir()

@@ -1,5 +1,5 @@
 """What `aliaslog batch` takes as input: --module, the user's effect tables (and the cache that
-must notice an edited one)."""
+must notice an edited one), and which Python files found in a directory it may run."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from aliaslog.batch.runner import run_batch
+from aliaslog.batch.runner import collect, run_batch
 from aliaslog.cli import main
+from aliaslog.workloads import MODULE_MARKER
 from tests.support.paths import DATA
 
 TIR_CALLS = DATA / "relax" / "soundness" / "tir_packed_calls.py"  # modules Sort and Custom
@@ -101,3 +102,89 @@ def test_cli_passes_the_options_and_a_bad_table_stops_before_any_model(
     assert main([*argv[:3], str(fresh), *argv[4:], "--op-effects", str(tmp_path / "no.tsv")]) == 2
     assert "no.tsv: cannot read op effect table" in capsys.readouterr().err
     assert not fresh.exists()  # nothing written for a batch that never started
+
+
+RUNS_IF_EXECUTED = '''from pathlib import Path
+Path({sentinel!r}).write_text("{name} ran")
+raise SystemExit("{name} must never be run by a batch")
+'''
+
+
+def test_a_directory_walk_runs_no_unmarked_python_and_lists_what_it_skipped(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "project"
+    (src / "build").mkdir(parents=True)
+    shutil.copy(DATA / "analysis" / "model_mlp.relay", src / "mlp.relay")
+    sentinel = tmp_path / "ran.txt"
+    scripts = [src / "setup.py", src / "conftest.py", src / "build" / "make_models.py"]
+    for script in scripts:
+        script.write_text(RUNS_IF_EXECUTED.format(sentinel=str(sentinel), name=script.name))
+    late = src / "late_marker.py"  # the marker after code does not count
+    late.write_text(f"import sys\n{MODULE_MARKER}\n"
+                    + RUNS_IF_EXECUTED.format(sentinel=str(sentinel), name=late.name))
+    out = tmp_path / "out"
+    assert main(["batch", str(src), "--out", str(out), "--workers", "1", "--quiet",
+                 "--engine", "embedded"]) == 0
+    assert not sentinel.exists()
+    printed = capsys.readouterr().out
+    assert "1 models: 1 ok, 0 errors, 0 timeouts (0 from cache), 4 files skipped" in printed
+    reason = f"not marked as a module file (no '{MODULE_MARKER}' line)"
+    for script in [*scripts, late]:
+        assert f"skipped {script}: {reason}" in printed
+    rows = [json.loads(ln) for ln in (out / "results.jsonl").read_text().splitlines()]
+    assert [r["status"] for r in rows] == ["ok"] + ["skipped"] * 4
+    assert {r["path"] for r in rows[1:]} == {str(p) for p in [*scripts, late]}
+    assert all(reason in r["reason"] for r in rows[1:])
+    assert "skipped," in (out / "results.csv").read_text().splitlines()[-1]
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["counts"]["skipped"] == 4 and len(meta["skipped"]) == 4
+    html = (out / "report.html").read_text()
+    assert "Skipped files (4)" in html and "make_models.py" in html
+    only_scripts = tmp_path / "only_scripts"
+    only_scripts.mkdir()
+    shutil.copy(scripts[0], only_scripts / "setup.py")
+    assert main(["batch", str(only_scripts), "--out", str(tmp_path / "o2"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "no model files" in err and f"skipped {only_scripts / 'setup.py'}: {reason}" in err
+    assert not sentinel.exists()
+
+
+def test_marked_files_in_a_walk_and_named_files_are_analysed(tmp_path: Path) -> None:
+    pytest.importorskip("tvm")
+    src = tmp_path / "models"
+    src.mkdir()
+    shutil.copy(DATA / "relax" / "resnet.py", src / "resnet.py")  # a zoo fixture: marked
+    shutil.copy(TIR_CALLS, src / "tir_packed_calls.py")  # a test input: not marked
+    walked = run_batch([src], tmp_path / "a", workers=1, progress=False, task_options=EMBEDDED)
+    assert [(r["model"], r["status"]) for r in walked.rows] == [("resnet", "ok")]
+    assert [s["path"] for s in walked.skipped] == [str(src / "tir_packed_calls.py")]
+    named = run_batch([src, src / "tir_packed_calls.py"], tmp_path / "b", workers=1,
+                      progress=False, task_options={**EMBEDDED, "module": "Custom"})
+    assert sorted(r["model"] for r in named.rows) == ["resnet", "tir_packed_calls"]
+    assert not named.skipped
+
+
+def test_a_zoo_lowered_file_beside_its_input_is_not_parsed(tmp_path: Path) -> None:
+    """The worker lowers NAME.py itself; NAME.lowered.py is only read when named."""
+    pytest.importorskip("tvm")
+    src = tmp_path / "zoo"
+    src.mkdir()
+    shutil.copy(DATA / "relax" / "resnet.py", src / "resnet.py")
+    sentinel = tmp_path / "ran.txt"
+    lowered = src / "resnet.lowered.py"
+    lowered.write_text(f"{MODULE_MARKER}\n"
+                       + RUNS_IF_EXECUTED.format(sentinel=str(sentinel), name=lowered.name))
+    res = run_batch([src], tmp_path / "out", workers=1, progress=False,
+                    task_options={**EMBEDDED, "relax_point": "lowered"})
+    assert not sentinel.exists()
+    (row,) = res.rows
+    assert (row["path"], row["variant"], row["status"]) == (str(src / "resnet.py"), "lowered",
+                                                            "ok")
+    assert row["metrics"]["storages"] > 0  # the lowered module: storages are explicit
+    (skip,) = res.skipped
+    assert skip["path"] == str(lowered) and "the lowered form of resnet.py" in skip["reason"]
+    files, skipped = collect([src, lowered])
+    assert lowered in files and not skipped  # named: taken as it is
+    (src / "resnet.py").unlink()
+    files, skipped = collect([src])
+    assert files == [lowered] and not skipped  # marked, and no input to lower instead
