@@ -13,13 +13,13 @@ specs and writer.
 
 Every file is self-contained Python that defines `Module` (the `mod.script()` text with real
 import lines) and opens with `workloads.MODULE_MARKER`, the line that lets `aliaslog batch` run
-it when it finds it in a directory. The printer of apache-tvm 0.27 crashes on `show_meta=True`, so the tensor
-constants that `script()` prints as `metadata["ir.GenericConst"][i]` (model buffers such as
-BERT's position ids or ResNet's batch-norm statistics) are written to a `metadata` dict at the
-top of the file, base64-encoded; the TVMScript parser resolves the name from the file's globals.
-A file is written to a temporary name, run as a module (what `runpy.run_path` does) and
-compared with the module it came from before it is renamed into place, so a wrong or partial
-file never appears.
+it when it finds it in a directory. The printer of apache-tvm 0.27 crashes on `show_meta=True`,
+so the tensor constants that `script()` prints as `metadata["ir.GenericConst"][i]` (model
+buffers such as BERT's position ids or ResNet's batch-norm statistics) are written to a
+`metadata` dict at the top of the file, base64-encoded; the TVMScript parser resolves the name
+from the file's globals. A file is written to a temporary name, run as a module (what
+`runpy.run_path` does) and compared with the module it came from before it is renamed into
+place, so a wrong or partial file never appears.
 
 Lowered modules do not always round-trip exactly: `take` with int32 indices into an
 int64-shaped buffer yields PrimFunc read regions `W[idx[i], j]` whose point range has an int32

@@ -184,7 +184,7 @@ def test_a_file_that_fails_verification_never_appears(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     def reject(zoo: rm.Zoo, path: Path, mod: Any) -> rm.Roundtrip:
-        assert path.parent == tmp_path and path.read_text().startswith("# ruff: noqa")
+        assert path.parent == tmp_path and path.read_text().startswith(MODULE_MARKER)
         raise RuntimeError("reloaded module differs")
 
     monkeypatch.setattr(rm, "verify_file", reject)
