@@ -67,40 +67,41 @@ class BatchResult:
 def collect(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], dict[Path, str]]:
     """Model files named or found (recursively) under directories, duplicates dropped; and the
     files a directory walk left out, with why (see the module docstring)."""
-    paths = [Path(p) for p in paths]
-    for p in paths:
+    roots = [Path(p) for p in paths]
+    for p in roots:
         if not p.exists():
             raise UsageError(f"{p}: no such file or directory")
-    named = {p.resolve() for p in paths if p.is_file()}
+    named = {p.resolve() for p in roots if p.is_file()}
     out: list[Path] = []
     skipped: dict[Path, str] = {}
     seen: set[Path] = set()
-    for p in paths:
-        found = [p] if p.is_file() else sorted(
-            f for f in p.rglob("*") if f.is_file() and f.name.endswith(RELAY_SUFFIXES
-                                                                       + RELAX_SUFFIXES)
-            and f.name != "zoo.json" and not f.name.startswith("."))
-        for f in found:
-            key = f.resolve()
-            if key in seen:
-                continue
-            seen.add(key)
-            if key not in named and f.name.endswith(RELAX_SUFFIXES) and not is_module_file(f):
-                skipped[f] = NOT_MARKED
-            else:
-                out.append(f)
+    for f in (f for p in roots for f in ([p] if p.is_file() else _walk(p))):
+        if f.resolve() in seen:
+            continue
+        seen.add(f.resolve())
+        if f.resolve() in named or not f.name.endswith(RELAX_SUFFIXES) or is_module_file(f):
+            out.append(f)
+        else:
+            skipped[f] = NOT_MARKED
     taken = {f.resolve() for f in out}
     for f in [f for f in out if is_lowered(f.name) and f.resolve() not in named]:
-        given = f.with_name(model_name(f.name) + zoo_suffix("relax", "input"))
-        if given.resolve() in taken:
+        source = f.with_name(model_name(f.name) + zoo_suffix("relax", "input"))
+        if source.resolve() in taken:
             out.remove(f)
-            skipped[f] = (f"the lowered form of {given.name}: the worker lowers {given.name} "
+            skipped[f] = (f"the lowered form of {source.name}: the worker lowers {source.name} "
                           "itself (--at lowered) instead of parsing this file")
     if not out:
         raise UsageError("no model files (.relay, .json, .py) under "
-                         + ", ".join(str(p) for p in paths)
+                         + ", ".join(str(p) for p in roots)
                          + "".join(f"\n  skipped {f}: {why}" for f, why in skipped.items()))
     return out, skipped
+
+
+def _walk(directory: Path) -> list[Path]:
+    """The files under a directory whose names say model (not zoo.json, not hidden), sorted."""
+    return sorted(f for f in directory.rglob("*")
+                  if f.is_file() and f.name.endswith(RELAY_SUFFIXES + RELAX_SUFFIXES)
+                  and f.name != "zoo.json" and not f.name.startswith("."))
 
 
 def skipped_row(path: Path, reason: str) -> dict[str, Any]:
