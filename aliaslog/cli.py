@@ -20,6 +20,7 @@ from types import FrameType
 from extractor.diagnostics import LocatedError
 from extractor.runtime import survivors_frozen
 
+from .arguments import module_argument, op_effects_argument, tir_effects_argument
 from .batch import command as batch_command
 from .loading import output_dir_arg, output_file_arg
 from .options import AnalysisOptions, EngineOptions
@@ -63,17 +64,15 @@ def _analysis_arguments(sp: argparse.ArgumentParser) -> None:
                         "calls: its result and parameters are what is observable")
     AnalysisOptions.add_arguments(sp)
     EngineOptions.add_arguments(sp)
-    sp.add_argument("--op-effects", action="append", default=[], metavar="FILE",
-                    help="extra operator effect table (operator<TAB>effect)")
+    op_effects_argument(sp)
 
 
 def _relax_arguments(sp: argparse.ArgumentParser) -> None:
-    sp.add_argument("--module", metavar="NAME",
-                    help="Relax: which IRModule of the file (when it defines several)")
+    module_argument(sp)
     sp.add_argument("--at", default="input", choices=["input", "legalized", "lowered"],
                     help="Relax extraction point: the module as given; relax.build's pipeline "
                          "up to RemovePurityChecking; or through KillAfterLastUse")
-    _tir_effects_argument(sp)
+    tir_effects_argument(sp)
 
 
 def _ci_arguments(sp: argparse.ArgumentParser) -> None:
@@ -95,7 +94,7 @@ def _ci_arguments(sp: argparse.ArgumentParser) -> None:
 def _memory_arguments(sp: argparse.ArgumentParser) -> None:
     """What `inplace` and `memory` share: the module, donations, target, engine, tables."""
     sp.add_argument("file", help="a TVMScript file (a Python file defining an IRModule)")
-    sp.add_argument("--module", metavar="NAME", help="which IRModule of FILE")
+    module_argument(sp)
     sp.add_argument("--donate", metavar="FUNC:PARAM,...", default="",
                     help="entry parameters whose tensors the caller gives up, so they may be "
                          "written in place (e.g. main:x)")
@@ -104,15 +103,8 @@ def _memory_arguments(sp: argparse.ArgumentParser) -> None:
                          "or relax's zero pipeline (legalize, fold, fuse)")
     sp.add_argument("--target", default="llvm", help="TVM target (default: llvm)")
     EngineOptions.add_arguments(sp)
-    sp.add_argument("--op-effects", action="append", default=[], metavar="FILE",
-                    help="extra effect table (name<TAB>effect)")
-    _tir_effects_argument(sp)
-
-
-def _tir_effects_argument(sp: argparse.ArgumentParser) -> None:
-    sp.add_argument("--tir-effects", action="append", default=[], metavar="FILE",
-                    help="Relax: extra table of packed functions TIR kernels call "
-                         "(function<TAB>reads<TAB>writes, argument positions)")
+    op_effects_argument(sp)
+    tir_effects_argument(sp)
 
 
 EXIT_STATUSES = """exit status:
@@ -210,8 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the directory of .facts files (replaced if it holds only those)")
     sp.add_argument("--entry", default="main", help="the function the outside world calls "
                     "(default: main)")
-    sp.add_argument("--op-effects", action="append", default=[], metavar="FILE",
-                    help="extra operator effect table (operator<TAB>effect)")
+    op_effects_argument(sp)
     sp.set_defaults(func=_by_ir("cmd_facts"))
 
     sp = sub.add_parser("analyze", help="run the analysis; print counts and metrics")
@@ -251,8 +242,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("file", help="a TVMScript file (a Python file defining an IRModule)")
     sp.add_argument("--after", metavar="AFTER",
                     help="compare with the module after a pass: removed or reordered effects")
-    sp.add_argument("--after-module", metavar="NAME", help="which IRModule of AFTER")
-    sp.add_argument("--module", metavar="NAME", help="which IRModule of FILE")
+    module_argument(sp, "--after-module", "AFTER")
+    module_argument(sp)
     sp.add_argument("--at", default="input,legalized,lowered",
                     help="extraction points to check, comma-separated (default: all three)")
     sp.add_argument("--strict", action="store_true",
@@ -262,15 +253,14 @@ def build_parser() -> argparse.ArgumentParser:
                          "where a finding's binding does not survive from the module as given")
     _ci_arguments(sp)
     EngineOptions.add_arguments(sp)
-    sp.add_argument("--op-effects", action="append", default=[], metavar="FILE",
-                    help="extra effect table (name<TAB>effect or name<TAB>signature)")
-    _tir_effects_argument(sp)
+    op_effects_argument(sp)
+    tir_effects_argument(sp)
     sp.set_defaults(func=lambda a: relax_cli.cmd_check(a))
 
     sp = sub.add_parser("audit", help="Relax: check the module after every pass of TVM's "
                                       "pipeline and name the pass that introduced each finding")
     sp.add_argument("file", help="a TVMScript file (a Python file defining an IRModule)")
-    sp.add_argument("--module", metavar="NAME", help="which IRModule of FILE")
+    module_argument(sp)
     sp.add_argument("--passes", metavar="P1,P2,...",
                     help="TVM passes to apply before the pipeline (relax.transform names, e.g. "
                          "DataflowUseInplaceCalls,EliminateCommonSubexpr, or a pipeline: zero)")
@@ -285,9 +275,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="build and run on the VM with and without each guilty pass "
                          "(random inputs, 3 calls) and say whether the results differ")
     EngineOptions.add_arguments(sp)
-    sp.add_argument("--op-effects", action="append", default=[], metavar="FILE",
-                    help="extra effect table (name<TAB>effect)")
-    _tir_effects_argument(sp)
+    op_effects_argument(sp)
+    tir_effects_argument(sp)
     sp.set_defaults(func=lambda a: relax_cli.cmd_audit(a))
 
     sp = sub.add_parser("inplace", help="Relax: make call_tir write an input in place wherever "

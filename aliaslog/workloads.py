@@ -12,6 +12,10 @@ from pathlib import Path
 
 RELAY_SUFFIXES = (".relay", ".json")  # a Relay program: text, or TVM's save_json
 RELAX_SUFFIXES = (".py",)  # a TVMScript file
+# Loading a TVMScript file runs it, so a batch walking a directory takes only the `.py` files
+# that carry this line among their leading comments (the zoos write it; a file named on the
+# command line needs none): a build script, setup.py or conftest.py is never run.
+MODULE_MARKER = "# aliaslog: relax-module"
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,21 @@ def zoo_suffix(ir: str, key: str) -> str:
     suffix = BY_KEY[(ir, key)].suffix
     assert suffix is not None, f"{ir} {key} has no zoo file"
     return suffix
+
+
+def is_module_file(path: str | Path) -> bool:
+    """The file's leading comment lines (before any code) include MODULE_MARKER."""
+    try:
+        with open(path, "rb") as f:
+            for raw in f:
+                line = raw.decode("utf-8", errors="replace").strip()
+                if line == MODULE_MARKER:
+                    return True
+                if line and not line.startswith("#"):
+                    return False
+    except OSError:
+        return False
+    return False
 
 
 def ir_of(path: str) -> str:

@@ -104,7 +104,12 @@ def load_relax_module(path: str | os.PathLike[str], name: str | None = None,
                       flag: str = "--module") -> tvm.IRModule:
     """One IRModule from a file: the one named `name`, or the only one (`flag`: the option
     that chooses it, for the error message)."""
-    mods = load_relax_modules(path)
+    return choose_module(load_relax_modules(path), path, name, flag)
+
+
+def choose_module(mods: dict[str, tvm.IRModule], path: str | os.PathLike[str],
+                  name: str | None = None, flag: str = "--module") -> tvm.IRModule:
+    """The IRModule named `name` of a file's modules, or its only one; checked well-formed."""
     if name is not None:
         if name not in mods:
             raise ExtractError(f"{path}: no IRModule named `{name}` "

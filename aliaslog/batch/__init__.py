@@ -7,5 +7,6 @@ One result row per model file (results.jsonl; results.csv flattens it):
   startup, load, typecheck, lower, facts, solve, read-back, dce), total_seconds, size
   (bindings, facts, nodes), metrics (the analysis's metric relation by name), dce
   (aliaslog_removed, tvm_removed, tvm_pass), engine, worker, cached. Failed rows have no
-  size, metrics, dce or engine.
+  size, metrics, dce or engine. A file found but not analysed (runner.py says which) closes
+  results.jsonl as a row of model, path, ir, status "skipped" and reason.
 """

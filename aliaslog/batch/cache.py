@@ -1,7 +1,9 @@
 """Results cached by content hash: a rerun skips models whose inputs and analysis are unchanged.
 
-The key covers the model file's bytes, the task options and a fingerprint of aliaslog itself
-(its Python sources, rule files and effect tables), so editing a rule invalidates every entry.
+The key covers the model file's bytes, the task options (the user's effect tables by their
+bytes, not their names, so an edited table is never answered from the cache) and a fingerprint
+of aliaslog itself (its Python sources, rule files and effect tables), so editing a rule
+invalidates every entry.
 A row is cached as soon as its model finishes, which is what makes an interrupted batch
 resumable. Timeouts and dead workers are not cached: a rerun (perhaps with a larger limit)
 tries them again.
@@ -52,7 +54,10 @@ class ResultCache:
         self.dir = dir
 
     def key(self, task: Task, digest: str) -> str:
-        spec = json.dumps({"file": digest, "options": task.options(),
+        options = task.options()
+        for name, paths in task.effect_tables().items():
+            options[name] = [file_digest(p) for p in paths]
+        spec = json.dumps({"file": digest, "options": options,
                            "aliaslog": analysis_fingerprint()}, sort_keys=True)
         return hashlib.sha256(spec.encode()).hexdigest()
 

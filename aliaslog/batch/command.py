@@ -7,8 +7,10 @@ import os
 import shlex
 import sys
 
+from ..arguments import module_argument, op_effects_argument, tir_effects_argument
 from ..loading import output_dir_arg
 from ..options import AnalysisOptions, EngineOptions
+from ..workloads import MODULE_MARKER
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -17,7 +19,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "batch", help="analyse many models (Relay and Relax files or directories) in parallel; "
                       "results as JSON lines, CSV and an HTML report")
     sp.add_argument("paths", nargs="+", help="model files (.relay, .json, TVMScript .py) or "
-                                             "directories searched recursively")
+                                             "directories searched recursively; a .py file found "
+                                             "there is run only if it has the line "
+                                             f"'{MODULE_MARKER}' (aliaslog zoo writes it)")
     sp.add_argument("--out", required=True, metavar="DIR", type=output_dir_arg,
                     help="results.jsonl, results.csv, meta.json, report.html and cache/ go here")
     sp.add_argument("--workers", type=int, default=os.cpu_count() or 1,
@@ -31,7 +35,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     AnalysisOptions.add_arguments(sp)
     EngineOptions.add_arguments(sp)
     sp.add_argument("--at", default="input", choices=["input", "legalized", "lowered"],
-                    help="Relax extraction point (files named *.lowered.py are taken as they are)")
+                    help="Relax extraction point, reached by lowering each model in its worker "
+                         "(a *.lowered.py file named on the command line is taken as it is)")
+    module_argument(sp, of="each TVMScript file")
+    op_effects_argument(sp)
+    tir_effects_argument(sp)
     sp.add_argument("--audit", action="store_true",
                     help="Relax: also audit each model through relax.build's default llvm "
                          "pipeline, pass by pass; the report gets a per-pass table")
@@ -51,14 +59,20 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
     options = {"analysis": AnalysisOptions.from_args(args).as_json(),
                "engine": EngineOptions.from_args(args).as_json(), "relax_point": args.at,
-               "check_outputs": args.check_outputs, "audit": args.audit}
+               "check_outputs": args.check_outputs, "audit": args.audit,
+               "module": args.module, "op_effects": args.op_effects,
+               "tir_effects": args.tir_effects}
     command = "aliaslog batch " + " ".join(shlex.quote(a) for a in sys.argv[2:])
     res = run_batch(args.paths, args.out, task_options=options, workers=args.workers,
                     time_limit=args.time_limit, force=args.force, dask_address=args.dask,
                     progress=not args.quiet, command=command)
     c = res.meta["counts"]
+    for s in res.skipped:
+        print(f"skipped {s['path']}: {s['reason']}")
     print(f"{len(res.rows)} models: {c['ok']} ok, {c['error']} errors, {c['timeout']} timeouts "
-          f"({c['cached']} from cache) -> {res.out}/report.html, results.jsonl, results.csv")
+          f"({c['cached']} from cache)" + (f", {c['skipped']} files skipped" if c["skipped"]
+                                           else "")
+          + f" -> {res.out}/report.html, results.jsonl, results.csv")
     if res.interrupted:
         missing = res.meta["missing"]
         print(f"interrupted: {len(missing)} models not analysed ("

@@ -207,6 +207,9 @@ def header(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, Any]) -> str:
     c = counts(rows, meta)
     pills = "".join(f'<span class="pill {k}"><b>{c[k]}</b>{k}</span>'
                     for k in ("ok", "error", "timeout", "cached"))
+    n_skipped = len(meta.get("skipped") or ())
+    if n_skipped:
+        pills += f'<span class="pill"><b>{n_skipped}</b>skipped files</span>'
     items = [("started", esc(_when(meta.get("started")))),
              ("finished", esc(_when(meta.get("finished")) + _duration(meta))),
              ("workers", f"{esc(meta.get('workers', '?'))} ({esc(meta.get('backend', '?'))})"),
@@ -259,6 +262,18 @@ def failures(rows: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> str:
         return ""
     return (f'<h2 id="failures">Failures ({len(items)})</h2><div class="failures"><ul>'
             + "".join(items) + "</ul></div>")
+
+
+def skipped_files(meta: Mapping[str, Any]) -> str:
+    """The files found but not analysed (never run), each with why."""
+    skipped = [s for s in meta.get("skipped") or () if isinstance(s, Mapping)]
+    if not skipped:
+        return ""
+    items = "".join(f'<li><span class="mono">{esc(s.get("path", "?"))}</span>: '
+                    f'{esc(s.get("reason") or "")}</li>' for s in skipped)
+    return (f'<h2 id="skipped">Skipped files ({len(skipped)})</h2><p class="explain">Found '
+            "under a directory but not analysed, and never run.</p>"
+            f'<div class="card"><ul>{items}</ul></div>')
 
 
 def _cell(v: float | None, fmt: Callable[[float], str] = lambda v: f"{v:g}") -> str:
@@ -388,7 +403,9 @@ def render(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, Any]) -> str:
         title=esc(title), css=CSS, header=header(rows, meta), interrupted=interruption(meta),
         figures=key_figures(rows),
         failures_link='<a href="#failures">failures</a>' if failed else "",
-        failures=failures(rows, labels), time_left=a1, time_right=a2, kept=kept,
+        failures=failures(rows, labels), time_left=a1,
+        skipped_link='<a href="#skipped">skipped</a>' if meta.get("skipped") else "",
+        skipped=skipped_files(meta), time_right=a2, kept=kept,
         removals=removals, found=sizes, n_rows=len(rows),
         table=audit_table(rows, labels) + table(rows, labels))
 

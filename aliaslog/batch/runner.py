@@ -1,5 +1,11 @@
 """Run a batch: collect model files, skip cached ones, analyse the rest on local workers or Dask.
 
+Loading a TVMScript file runs it, so a `.py` file found by walking a directory is a model
+only when it carries the module marker (`workloads.MODULE_MARKER`), and a zoo's
+`NAME.lowered.py` beside its `NAME.py` is left to the worker, which lowers `NAME.py` itself:
+both are listed as skipped, with the reason, in every output. A file named on the command
+line is always analysed.
+
 Every finished row is cached at once (see cache.py), so an interrupted batch resumes where it
 stopped. A failure, a timeout or a dead worker is a row with its error; nothing one model does
 stops the batch. Outputs (results.jsonl, results.csv, meta.json, report.html) are written
@@ -26,48 +32,82 @@ from pathlib import Path
 from typing import Any
 
 from ..loading import UsageError, write_text_atomically
-from ..workloads import RELAX_SUFFIXES, RELAY_SUFFIXES
+from ..workloads import (
+    MODULE_MARKER,
+    RELAX_SUFFIXES,
+    RELAY_SUFFIXES,
+    ir_of,
+    is_lowered,
+    is_module_file,
+    model_name,
+    zoo_suffix,
+)
 from .cache import ResultCache, file_digest
 from .progress import Progress
 from .task import Task
 from .worker import WorkerProcess
 
 STATUSES = ("ok", "error", "timeout")
+NOT_MARKED = f"not marked as a module file (no '{MODULE_MARKER}' line), so not run"
 
 
 @dataclass
 class BatchResult:
-    """Rows in input order and the run's metadata; `interrupted` when Ctrl-C ended it early."""
+    """Rows in input order and the run's metadata; `interrupted` when Ctrl-C ended it early;
+    `skipped`: the files found but not analysed (path and reason)."""
 
     rows: list[dict[str, Any]]
     meta: dict[str, Any]
     out: Path
     interrupted: bool = False
     files: list[Path] = field(default_factory=list)
+    skipped: list[dict[str, Any]] = field(default_factory=list)
 
 
-def collect(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
-    """Model files named or found (recursively) under directories; duplicates dropped."""
-    out: list[Path] = []
-    seen: set[Path] = set()
-    for p in map(Path, paths):
-        if p.is_dir():
-            found = sorted(f for f in p.rglob("*")
-                           if f.is_file() and f.name.endswith(RELAY_SUFFIXES + RELAX_SUFFIXES)
-                           and f.name != "zoo.json" and not f.name.startswith("."))
-        elif p.is_file():
-            found = [p]
-        else:
+def collect(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], dict[Path, str]]:
+    """Model files named or found (recursively) under directories, duplicates dropped; and the
+    files a directory walk left out, with why (see the module docstring)."""
+    roots = [Path(p) for p in paths]
+    for p in roots:
+        if not p.exists():
             raise UsageError(f"{p}: no such file or directory")
-        for f in found:
-            key = f.resolve()
-            if key not in seen:
-                seen.add(key)
-                out.append(f)
+    named = {p.resolve() for p in roots if p.is_file()}
+    out: list[Path] = []
+    skipped: dict[Path, str] = {}
+    seen: set[Path] = set()
+    for f in (f for p in roots for f in ([p] if p.is_file() else _walk(p))):
+        if f.resolve() in seen:
+            continue
+        seen.add(f.resolve())
+        if f.resolve() in named or not f.name.endswith(RELAX_SUFFIXES) or is_module_file(f):
+            out.append(f)
+        else:
+            skipped[f] = NOT_MARKED
+    taken = {f.resolve() for f in out}
+    for f in [f for f in out if is_lowered(f.name) and f.resolve() not in named]:
+        source = f.with_name(model_name(f.name) + zoo_suffix("relax", "input"))
+        if source.resolve() in taken:
+            out.remove(f)
+            skipped[f] = (f"the lowered form of {source.name}: the worker lowers {source.name} "
+                          "itself (--at lowered) instead of parsing this file")
     if not out:
         raise UsageError("no model files (.relay, .json, .py) under "
-                         + ", ".join(str(p) for p in paths))
-    return out
+                         + ", ".join(str(p) for p in roots)
+                         + "".join(f"\n  skipped {f}: {why}" for f, why in skipped.items()))
+    return out, skipped
+
+
+def _walk(directory: Path) -> list[Path]:
+    """The files under a directory whose names say model (not zoo.json, not hidden), sorted."""
+    return sorted(f for f in directory.rglob("*")
+                  if f.is_file() and f.name.endswith(RELAY_SUFFIXES + RELAX_SUFFIXES)
+                  and f.name != "zoo.json" and not f.name.startswith("."))
+
+
+def skipped_row(path: Path, reason: str) -> dict[str, Any]:
+    """The results row of a file the batch left out."""
+    return {"model": model_name(path.name), "path": str(path), "ir": ir_of(str(path)),
+            "status": "skipped", "reason": reason}
 
 
 def run_batch(
@@ -87,12 +127,14 @@ def run_batch(
         raise UsageError(f"--workers must be at least 1, not {workers}")
     if time_limit <= 0:
         raise UsageError(f"--time-limit must be positive, not {time_limit:g}")
-    files = collect(paths)
+    files, left_out = collect(paths)
+    skipped = [{"path": str(f), "reason": why} for f, why in left_out.items()]
+    tasks = [Task(path=str(f), **(task_options or {})) for f in files]
+    _check_effect_tables(tasks[0])
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
     cache = ResultCache(out_dir / "cache")
     started = _now()
-    tasks = [Task(path=str(f), **(task_options or {})) for f in files]
     digests = {t.path: file_digest(t.path) for t in tasks}
     keys = {t.path: cache.key(t, digests[t.path]) for t in tasks}
     rows: dict[str, dict[str, Any]] = {}
@@ -131,9 +173,18 @@ def run_batch(
     ordered = [rows[t.path] for t in tasks if t.path in rows]
     missing = [t.path for t in tasks if t.path not in rows]
     meta = _meta(started, ordered, workers, dask_address, task_options or {}, command,
-                 interrupted, missing)
+                 interrupted, missing, skipped)
     write_outputs(out_dir, ordered, meta)
-    return BatchResult(ordered, meta, out_dir, interrupted, files)
+    return BatchResult(ordered, meta, out_dir, interrupted, files, skipped)
+
+
+def _check_effect_tables(task: Task) -> None:
+    """A missing or malformed effect table is one error naming its file and line, before any
+    model runs (not the same error on every row)."""
+    from extractor.effect_table import load_effect_table, load_tir_effect_table
+
+    load_effect_table(*task.op_effects)
+    load_tir_effect_table(*task.tir_effects)
 
 
 def _run_local(todo: list[Task], workers: int, time_limit: float, bar: Progress,
@@ -245,13 +296,14 @@ def _souffle_version() -> str | None:
 
 def _meta(started: str, rows: list[dict[str, Any]], workers: int, dask: str | None,
           options: dict[str, Any], command: str, interrupted: bool,
-          missing: list[str]) -> dict[str, Any]:
+          missing: list[str], skipped: list[dict[str, Any]]) -> dict[str, Any]:
     counts = Counter(r["status"] for r in rows)
     engines = sorted({r["engine"] for r in rows if r.get("engine")})
     return {
         "started": started, "finished": _now(), "command": command,
         "workers": workers if not dask else None, "backend": "dask" if dask else "processes",
         "dask_address": dask, "interrupted": interrupted, "missing": missing,
+        "skipped": skipped,
         "engine": ", ".join(engines) or options.get("engine", {}).get("engine", "auto"),
         "options": options,
         "versions": {"aliaslog": _version("aliaslog"), "python": platform.python_version(),
@@ -259,12 +311,12 @@ def _meta(started: str, rows: list[dict[str, Any]], workers: int, dask: str | No
                      "tvm": _version("apache-tvm"), "souffle": _souffle_version(),
                      "distributed": _version("distributed") if dask else None},
         "counts": {**{s: counts[s] for s in STATUSES},
-                   "cached": sum(bool(r.get("cached")) for r in rows)},
+                   "cached": sum(bool(r.get("cached")) for r in rows), "skipped": len(skipped)},
     }
 
 
-CSV_HEAD = ["model", "ir", "variant", "path", "status", "error", "total_seconds", "engine",
-            "worker", "cached", "sha256"]
+CSV_HEAD = ["model", "ir", "variant", "path", "status", "error", "reason", "total_seconds",
+            "engine", "worker", "cached", "sha256"]
 
 
 def csv_text(rows: list[dict[str, Any]]) -> str:
@@ -287,11 +339,13 @@ def csv_text(rows: list[dict[str, Any]]) -> str:
 
 
 def write_outputs(out: Path, rows: list[dict[str, Any]], meta: dict[str, Any]) -> None:
-    """results.jsonl, results.csv, meta.json and report.html, each written atomically."""
+    """results.jsonl, results.csv, meta.json and report.html, each written atomically; the
+    skipped files (meta's `skipped`) close results.jsonl and .csv as `skipped` rows."""
     from .report import write_report
 
+    every = rows + [skipped_row(Path(s["path"]), s["reason"]) for s in meta.get("skipped", ())]
     write_text_atomically(out / "results.jsonl",
-                          "".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
-    write_text_atomically(out / "results.csv", csv_text(rows))
+                          "".join(json.dumps(r, sort_keys=True) + "\n" for r in every))
+    write_text_atomically(out / "results.csv", csv_text(every))
     write_text_atomically(out / "meta.json", json.dumps(meta, indent=2, sort_keys=True) + "\n")
     write_report(rows, meta, out / "report.html")

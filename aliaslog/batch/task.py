@@ -37,6 +37,9 @@ class Task:
     relax_point: str = "input"
     check_outputs: bool = False  # Relay: run before and after analysis DCE, compare results
     audit: bool = False  # Relax: audit the model through relax.build's default llvm pipeline
+    module: str | None = None  # Relax: the IRModule to take from a file that defines several
+    op_effects: list[str] = field(default_factory=list)  # effect tables (paths), in order
+    tir_effects: list[str] = field(default_factory=list)  # Relax: TIR packed-call tables
 
     def options(self) -> dict[str, Any]:
         """Everything but the path: what the cache key must cover besides the file's bytes."""
@@ -49,6 +52,10 @@ class Task:
 
     def engine_options(self) -> EngineOptions:
         return EngineOptions(**self.engine)
+
+    def effect_tables(self) -> dict[str, list[str]]:
+        """The analyses' keyword arguments for the user's effect tables."""
+        return {"op_effects": self.op_effects, "tir_effects": self.tir_effects}
 
 
 class _Stages:
@@ -116,7 +123,7 @@ def _relay(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, A
     with stage("typecheck"):
         typed = infer_types(mod)
     res = analyze(mod, task.analysis_options(), engine=task.engine_options(), explain=False,
-                  points_to=False)
+                  points_to=False, op_effects=task.op_effects)
     stage.add(res.timings)
 
     with stage("dce"):
@@ -154,15 +161,16 @@ def _relax(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, A
     with stage("startup"):  # importing tvm dominates small models; keep it out of "load"
         from tvm import relax
 
-        from extractor.relax_load import load_relax_module
+        from extractor.relax_load import choose_module, load_relax_modules
 
         from ..relax.analysis import analyze_relax
         from ..relax.dce import remove_relax_bindings
     began()
     with stage("load"):
-        mod = load_relax_module(task.path)
+        mods = load_relax_modules(task.path)
+        mod = choose_module(mods, task.path, task.module if len(mods) > 1 else None)
     point = "input" if is_lowered(task.path) else task.relax_point
-    res = analyze_relax(mod, point=point, engine=task.engine_options())
+    res = analyze_relax(mod, point=point, engine=task.engine_options(), **task.effect_tables())
     stage.add(res.timings)
 
     def in_seq(seq: Any) -> int:
@@ -187,18 +195,19 @@ def _relax(task: Task, stage: _Stages, began: Callable[[], None]) -> dict[str, A
     row = _analysed(res, ours, tvm, "relax.transform.DeadCodeElimination")
     if task.audit and not is_lowered(task.path):
         with stage("audit"):
-            row["audit"] = _audit(mod, task.engine_options())
+            row["audit"] = _audit(mod, task)
         if row["audit"]["analysis_errors"]:
             row.update(status="error", error="aliaslog could not analyse the module after "
                        + row["audit"]["analysis_errors"][0])
     return row
 
 
-def _audit(mod: Any, engine: EngineOptions) -> dict[str, Any]:
+def _audit(mod: Any, task: Task) -> dict[str, Any]:
     """The row's `audit`: each pass of the default llvm pipeline and what it introduced."""
     from ..relax.audit import audit_module
 
-    report = audit_module(mod, (), "default", "llvm", engine=engine)
+    report = audit_module(mod, (), "default", "llvm", engine=task.engine_options(),
+                          **task.effect_tables())
     return {"passes": [{"name": s.name, "changed": s.changed, "findings": s.findings}
                        for s in report.steps],
             "findings": [{"check": f.check, "severity": f.severity,

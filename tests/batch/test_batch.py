@@ -43,8 +43,8 @@ def rows_by_model(rows: list[dict]) -> dict[str, dict]:
 
 
 def test_collect_walks_directories_and_rejects_missing(models: Path) -> None:
-    files = collect([models, models / "model_mlp.relay"])
-    assert sorted(f.name for f in files) == sorted([*MODELS, "broken.relay"])
+    files, skipped = collect([models, models / "model_mlp.relay"])
+    assert sorted(f.name for f in files) == sorted([*MODELS, "broken.relay"]) and not skipped
     with pytest.raises(UsageError, match="no such file"):
         collect([models / "absent.relay"])
     (models / "empty").mkdir()
@@ -89,7 +89,7 @@ def test_batch_rows_outputs_and_isolated_failure(models: Path, tmp_path: Path) -
     assert len(table) == 4 and "metrics:may-alias pairs" in table[0]
     assert {t["status"] for t in table} == {"ok", "error"}
     meta = json.loads((out / "meta.json").read_text())
-    assert meta["counts"] == {"ok": 3, "error": 1, "timeout": 0, "cached": 0}
+    assert meta["counts"] == {"ok": 3, "error": 1, "timeout": 0, "cached": 0, "skipped": 0}
     assert meta["backend"] == "processes" and meta["workers"] == 2
     assert meta["versions"]["aliaslog"] and meta["versions"]["python"]
     assert "<svg" in (out / "report.html").read_text()

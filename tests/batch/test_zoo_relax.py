@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from aliaslog.cli import main as cli_main
+from aliaslog.workloads import MODULE_MARKER, is_module_file
 from tests.support import paths
 
 tvm = pytest.importorskip("tvm")
@@ -125,6 +126,9 @@ def test_written_files_reload_before_and_after_lowering(tmp_path: Path) -> None:
     mod = toy_module()
     source, lowered = (tmp_path / "toy.py"), (tmp_path / "toy.lowered.py")
     assert tvm_ffi.structural_equal(load(source), mod, map_free_vars=True)
+    for written in (source, lowered):  # a batch walking the zoo may run them
+        assert written.read_text().splitlines()[0] == MODULE_MARKER
+        assert is_module_file(written)
 
     want = to_point(mod, "lowered")
     got = load(lowered)
@@ -180,7 +184,7 @@ def test_a_file_that_fails_verification_never_appears(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     def reject(zoo: rm.Zoo, path: Path, mod: Any) -> rm.Roundtrip:
-        assert path.parent == tmp_path and path.read_text().startswith("# ruff: noqa")
+        assert path.parent == tmp_path and path.read_text().startswith(MODULE_MARKER)
         raise RuntimeError("reloaded module differs")
 
     monkeypatch.setattr(rm, "verify_file", reject)
