@@ -437,7 +437,13 @@ def _worker(tasks: list[tuple[int, str]]) -> None:
 
     with contextlib.redirect_stdout(sys.stderr):
         for seed, variant in tasks:
-            spec = rm.generate(seed)
+            try:
+                spec = rm.generate(seed)
+            except Exception as exc:  # noqa: BLE001 - the generator's own bug, a failure
+                say(seed=seed, stmts=0, features=["generator-error"])
+                say(seed=seed, variant=variant, verdict=asdict(Verdict(
+                    "unloadable", detail=f"the generator failed: {_first_line(exc)}")))
+                continue
             say(seed=seed, stmts=len(spec["stmts"]), features=features(spec))
             verdict = judge(spec, variant, seed,
                             lambda ph, s=seed, v=variant: say(seed=s, variant=v, phase=ph))
@@ -498,6 +504,10 @@ def _run_jobs(seeds: list[int], variants: list[str], jobs: int,
             sel.unregister(key.fileobj)
             del running[key.fileobj]
             proc.wait()
+            if last[0] is None and wanted and proc.returncode:  # died before any phase:
+                last[0] = (*min(wanted), "pass")  # blame its first task, never loop on it
+                rows.setdefault(last[0][0], {"seed": last[0][0], "stmts": 0,
+                                             "features": [], "variants": {}})
             if last[0] is not None and last[0][:2] in wanted:
                 seed, variant, phase = last[0]
                 how = last[2] if len(last) > 2 else f"died (exit {proc.returncode})"
