@@ -25,7 +25,7 @@ class ExtractError(LocatedError):
     kind = "extract error"
 
 
-SIGNATURE_ITEMS = ("reads", "writes", "returns", "keeps")
+SIGNATURE_ITEMS = ("reads", "writes", "returns", "keeps", "overlap")
 SIGNATURE_EFFECTS = ("io", "random", "unknown")  # what `effects=` may say
 
 
@@ -33,20 +33,23 @@ SIGNATURE_EFFECTS = ("io", "random", "unknown")  # what `effects=` may say
 class Effect:
     """What calling one operator or packed function may do: a one-word kind, or a signature
     naming, per argument position, what it reads, writes in place, may return (the result may
-    be or hold that argument's memory) and may keep after it returns, with an optional opaque
-    effect (`effects=io`)."""
+    be or hold that argument's memory), may keep after it returns, and may be given sharing
+    memory with an argument it writes (`overlap=`: it reads them in full, or element by
+    element where it writes, before writing), with an optional opaque effect (`effects=io`)."""
 
     kind: str  # one of EFFECTS; a signature's `effects=` kind, else "none"
     reads: frozenset[int] = frozenset()
     writes: frozenset[int] = frozenset()
     returns: frozenset[int] = frozenset()
     keeps: frozenset[int] = frozenset()
+    overlap: frozenset[int] = frozenset()  # may share memory with what it writes
     signature: bool = False
     where: str = ""  # file:line (or "python") it was declared at
 
     @staticmethod
     def parse(text: str, where: str = "") -> Effect:
-        """`view`, or `reads=0,1 writes=0 returns=0 keeps=- effects=io`; ValueError says why."""
+        """`view`, or `reads=0,1 writes=0 returns=0 keeps=- overlap=- effects=io`; ValueError
+        says why."""
         text = text.strip()
         if "=" not in text:
             if text not in EFFECTS:

@@ -81,8 +81,11 @@ VARIANTS: dict[str, tuple[str, ...]] = {  # relax.transform passes, in order
     "inplace+verified": ("DataflowUseInplaceCalls", "LegalizeOps", VERIFIED),
 }
 # Passes that run kernels at compile time: a write they make happens inside the pass and
-# leaves no trace in its output, so the module given to them is checked too.
+# leaves no trace in its output, so the module given to them is checked too, for the errors
+# such a write is (a write into a module constant); the module's run-time hazards are the
+# built module's to show, and the variant without the pass judges them as written.
 COMPILE_TIME = frozenset({"FoldConstant"})
+COMPILE_TIME_KINDS = frozenset({"inplace-const"})
 
 
 @dataclass
@@ -134,11 +137,12 @@ def judge(spec: dict[str, Any], variant: str, seed: int,
         return Verdict("unloadable", detail=_first_line(exc))
     phase("pass")
     checked = []  # the modules `check` judges: the one built, and any a pass ran kernels of
+    compile_time = []  # the modules a pass ran kernels of (judged for COMPILE_TIME_KINDS)
     before_verified = None  # the module VerifiedInplace was given, lifted as relax.build needs
     try:
         for name in VARIANTS[variant]:
             if name in COMPILE_TIME:
-                checked.append(mod)
+                compile_time.append(mod)
             if name == VERIFIED:
                 before_verified = mod
                 mod = _verified_inplace(mod)
@@ -158,11 +162,13 @@ def judge(spec: dict[str, Any], variant: str, seed: int,
         except Exception as exc:  # noqa: BLE001
             return Verdict("pass-failed", detail=_first_line(exc))
     checked.append(mod)
-    key = (tuple(tvm_ffi.structural_hash(m) for m in checked), json.dumps(spec, sort_keys=True),
+    key = (tuple(tvm_ffi.structural_hash(m) for m in [*compile_time, None, *checked]
+                 if m is not None), json.dumps(spec, sort_keys=True),
            seed, before_verified is not None)
     if key in _SEEN:  # passes that changed nothing: the same modules, the same verdict
         return _SEEN[key]
-    _SEEN[key] = verdict = _judge_modules(checked, spec, seed, phase, before_verified)
+    _SEEN[key] = verdict = _judge_modules(Judged(checked, compile_time), spec, seed, phase,
+                                          before_verified)
     return verdict
 
 
@@ -197,7 +203,16 @@ def _has_local_function(mod: Any) -> bool:
                for blk in f.body.blocks for b in blk.bindings)
 
 
-def _judge_modules(checked: list[Any], spec: dict[str, Any], seed: int,
+@dataclass
+class Judged:
+    """The modules `check` judges for one variant: every error of `run` (the last is built),
+    and the compile-time kinds of `compile_time` (given to a pass that runs kernels)."""
+
+    run: list[Any]
+    compile_time: list[Any] = field(default_factory=list)
+
+
+def _judge_modules(checked: Judged, spec: dict[str, Any], seed: int,
                    phase: Callable[[str], None], before_verified: Any = None) -> Verdict:
     """`aliaslog check` on each module, and the VM on the last (the one built); a hazard after
     VerifiedInplace is the pass's fault ("broken") when the module before it runs clean."""
@@ -210,7 +225,7 @@ def _judge_modules(checked: list[Any], spec: dict[str, Any], seed: int,
     warnings = sorted({v.kind for v in found if v.severity != "error"})
     phase("vm")
     try:
-        hazard = observe(checked[-1], spec, seed)
+        hazard = observe(checked.run[-1], spec, seed)
     except OracleError as exc:
         return Verdict("oracle", None, errors, warnings, str(exc)[:300])
     except Exception as exc:  # noqa: BLE001 - a module TVM cannot build or run
@@ -230,14 +245,17 @@ def _judge_modules(checked: list[Any], spec: dict[str, Any], seed: int,
     return Verdict("false-alarm", None, errors, warnings, alarm=alarm_class(checked, spec))
 
 
-def _findings(checked: list[Any], tables: list[Path]) -> list[Any]:
+def _findings(checked: Judged, tables: list[Path]) -> list[Any]:
     from aliaslog.relax import check_module
 
-    return [v for m in checked for v in check_module(
-        m, engine=EMBEDDED, op_effects=[str(t) for t in tables]).violations]
+    def found(m: Any) -> list[Any]:
+        return check_module(m, engine=EMBEDDED, op_effects=[str(t) for t in tables]).violations
+
+    return [*(v for m in checked.run for v in found(m)),
+            *(v for m in checked.compile_time for v in found(m) if v.kind in COMPILE_TIME_KINDS)]
 
 
-def alarm_class(checked: list[Any], spec: dict[str, Any]) -> str:
+def alarm_class(checked: Judged, spec: dict[str, Any]) -> str:
     """"b" when the false alarm's errors go once every undescribed packed function the module
     calls is described by what it does (only an opaque call could have caused the hazard the
     analysis feared), else "a" (imprecision)."""
