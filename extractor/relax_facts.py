@@ -43,6 +43,7 @@ TUPLE_ARG_CALLS = frozenset({"relax.call_tir", "relax.call_tir_inplace", "relax.
 # args[0] is an ExternFunc and the rest are its arguments.
 PACKED_CALLS = frozenset({"relax.call_pure_packed", "relax.call_inplace_packed"})
 ALLOC_TENSOR = frozenset({"relax.builtin.alloc_tensor"})
+RESHAPE = "relax.reshape"
 ALLOC_STORAGE = frozenset({"relax.memory.alloc_storage", "relax.vm.alloc_storage"})
 ALLOC_IN_STORAGE = frozenset({"relax.memory.alloc_tensor", "relax.vm.alloc_tensor"})
 KILLS = {"relax.memory.kill_tensor": "tensor", "relax.memory.kill_storage": "storage",
@@ -131,12 +132,15 @@ class RelaxExtraction:
 def extract_relax(mod: tvm.IRModule, effects: dict[str, Effect] | None = None,
                   entries: list[str] | None = None,
                   tir_effects: dict[str, TirCallEffect] | None = None,
-                  param_modes: dict[tuple[str, str], str] | None = None) -> RelaxExtraction:
+                  param_modes: dict[tuple[str, str], str] | None = None,
+                  legalized: bool = False) -> RelaxExtraction:
     """Facts for every Relax function of `mod`; entries default to its public functions.
-    `param_modes`: (entry function, parameter name) -> mode (`donated`)."""
+    `param_modes`: (entry function, parameter name) -> mode (`donated`). `legalized`: LegalizeOps
+    has run, so a `relax.reshape` left is the view RewriteDataflowReshape made (before it, a
+    reshape not bound to a dataflow variable becomes a copying kernel)."""
     return _RelaxExtractor(mod, effects if effects is not None else load_relax_effects(),
                            tir_effects if tir_effects is not None else load_tir_effects(),
-                           entries, param_modes or {}).run()
+                           entries, param_modes or {}, legalized).run()
 
 
 def relax_functions(mod: tvm.IRModule) -> list[str]:
@@ -289,9 +293,13 @@ def _described_writes(c: Any, table: dict[str, TirCallEffect]) -> list[Any] | No
 class _RelaxExtractor:
     def __init__(self, mod: tvm.IRModule, effects: dict[str, Effect],
                  tir_effects: dict[str, TirCallEffect], entries: list[str] | None,
-                 param_modes: dict[tuple[str, str], str]) -> None:
+                 param_modes: dict[tuple[str, str], str], legalized: bool = False) -> None:
         self.mod = mod
         self.param_modes = param_modes
+        self.legalized = legalized
+        # the binding being extracted binds a dataflow variable (RewriteDataflowReshape
+        # makes a view only of a reshape kernel bound to one)
+        self.dataflow_binding = False
         self.effects = effects
         self.tir_effects = tir_effects
         self.f = FactSet()
@@ -394,6 +402,7 @@ class _RelaxExtractor:
             span = getattr(b.value, "span", None)
             if span is not None:
                 f.add("node_loc", v, int(span.line), int(span.column))
+            self.dataflow_binding = isinstance(b.var, relax.DataflowVar)
             value = self.value(b.value, func, bid, gname)
             if isinstance(b, relax.MatchCast) and not _cast_cannot_fail(b):
                 value = self.match_check(b, value, func, bid)
@@ -657,6 +666,9 @@ class _RelaxExtractor:
             return
         if name in ALLOC_TENSOR:
             f.add("alloc_site", n, "tensor")
+            return
+        if name == RESHAPE and not (self.legalized or self.dataflow_binding):
+            self.result(c, n)  # LegalizeOps makes it a copying kernel, left a copy
             return
         if self.effect(name).kind == "view" and arg_ids:
             f.add("view_of", n, arg_ids[0], "view op")

@@ -41,8 +41,8 @@ KIND_TEXT = {
     "inplace-const": "write into a module constant (later calls see it)",
     "use-after-kill": "use of a tensor after kill_tensor ended its lifetime",
     "storage-reuse": "write into a storage that a live tensor still occupies",
-    "write-overlap": "destination-passing call whose destination may share memory with "
-                     "another of its arguments",
+    "write-overlap": "packed call given an argument that may share memory with one it "
+                     "writes",
     "purity-asserted": "call TVM treats as pure that may have an observable effect "
                        "(passes may delete or reorder it)",
 }
@@ -322,6 +322,7 @@ def analyze_relax(
     entries: list[str] | None = None,
     keep_files: str | os.PathLike[str] | None = None,
     param_modes: dict[tuple[str, str], str] | None = None,
+    legalized: bool | None = None,
     program: Path = RELAX_MAIN,
     read_back: frozenset[str] = READ_BACK,
 ) -> RelaxResult:
@@ -330,7 +331,8 @@ def analyze_relax(
     `op_effects` / `tir_effects`: extra effect tables for Relax ops and packed functions, and
     for the packed functions TIR kernels call: a path, a {name: effect} dict, or a list of
     them. `param_modes`: (entry function,
-    parameter name) -> `donated`. `program` / `read_back`: a rule file that includes relax.dl
+    parameter name) -> `donated`. `legalized`: whether LegalizeOps has run on `mod` (default:
+    at every point but `input`). `program` / `read_back`: a rule file that includes relax.dl
     and asks more of it (relax_inplace.dl), and the relations to read back from it.
     """
     timings: dict[str, float] = {}
@@ -340,7 +342,8 @@ def analyze_relax(
     timings["lower"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     extraction = extract_relax(at, load_relax_effects(*effect_sources(op_effects)), entries,
-                               load_tir_effects(*effect_sources(tir_effects)), param_modes)
+                               load_tir_effects(*effect_sources(tir_effects)), param_modes,
+                               point != "input" if legalized is None else legalized)
     timings["facts"] = time.perf_counter() - t0
     verdicts = pipeline.run(program, extraction.facts, engine=engine, read_back=set(read_back),
                             keep_files=keep_files, timings=timings)

@@ -191,7 +191,8 @@ def cmd_facts(args: argparse.Namespace) -> int:
 
     mod = to_point(load_relax_module(args.file, args.module), args.at)
     extraction = extract_relax(mod, load_relax_effects(*args.op_effects),
-                               tir_effects=load_tir_effects(*args.tir_effects))
+                               tir_effects=load_tir_effects(*args.tir_effects),
+                               legalized=args.at != "input")
     print(publish_facts(extraction.facts, args.output))
     return 0
 

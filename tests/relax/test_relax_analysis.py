@@ -74,6 +74,34 @@ def test_extraction_covers_memory_constructs_at_every_point():
     assert {r[1] for r in low["alloc_site"]} >= {"storage", "tensor"}
 
 
+def test_reshape_is_a_view_only_where_relax_build_leaves_one():
+    """Before LegalizeOps, a reshape bound to a dataflow variable is a view (LegalizeOps makes
+    a kernel, RewriteDataflowReshape a view again) and any other is a copy; after it, every
+    reshape left is a view."""
+    from tvm.script import ir as I
+    from tvm.script import relax as R
+
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((6,), "float32")) -> R.Tensor((2, 3), "float32"):
+            with R.dataflow():
+                a = R.reshape(x, R.shape([3, 2]))
+                b = R.add(a, a)
+                R.output(b)
+            c = R.reshape(x, R.shape([2, 3]))
+            return c
+
+    def views(legalized: bool) -> set[str]:
+        ex = extract_relax(Mod, legalized=legalized)
+        viewed = {r[0] for r in ex.facts.rows["view_of"]}
+        return {str(ex.ids.binding_of[r[0]].var.name) for r in ex.facts.rows["let_bind"]
+                if r[3] in viewed}
+
+    assert views(legalized=False) == {"a"}
+    assert views(legalized=True) == {"a", "c"}
+
+
 def test_written_params_reads_the_tir_body():
     mod = load_relax_module(CASE02, "Before")
     assert written_params(mod["inc_inplace"]) == ([0], False)

@@ -114,8 +114,11 @@ class AllocatedFirst:
 EXPECT = {
     "Disjoint": dict(reference=lambda x: [6 * x], hazard=False, check=set(), audit=set(),
                      warnings=set()),
-    "Overlapping": dict(reference=lambda x: [6 * x], hazard=True, check={"storage-reuse"},
-                        audit={("storage-reuse", "input")}),
+    # t2 overlaps t1 from its third element: writing t2 clobbers t1, which a later call reads
+    # (storage-reuse), and which the writing call itself still reads (write-overlap)
+    "Overlapping": dict(reference=lambda x: [6 * x], hazard=True,
+                        check={"storage-reuse", "write-overlap"},
+                        audit={("storage-reuse", "input"), ("write-overlap", "input")}),
     "AllocatedFirst": dict(reference=lambda x: [6 * x], hazard=False, check=set(), audit=set(),
                            warnings=set()),
 }
