@@ -171,6 +171,25 @@ def _callee_call(legal: Any, callee: Any, var: str, args: list[Any]) -> Planned:
 
 # ---------------------------------------------------------------------------------- tracing
 
+# vm.builtin.copy: lowering also emits it (a register copy, reading nothing) where the source
+# has no call, so one the plan does not expect next is not the oracle's confusion
+LOWERING_COPY = "vm.builtin.copy"
+
+
+def spec_function(spec: dict[str, Any], name: str | None) -> tuple[str | None, list[str]]:
+    """The spec function a Relax function runs, and the names (in its caller) of captures it
+    takes but is not passed: its own name and none, or, for a local function that LambdaLift
+    lifted to a direct call (it uses none of its captures), `<outer>_<binding>` mapped back to
+    the function the binding made and the values the binding captured."""
+    if name is None or name in rm.functions(spec):
+        return name, []
+    bodies = [("main", spec), *((f["name"], f) for f in spec.get("functions", []))]
+    for owner, body in bodies:
+        for s in body["stmts"]:
+            if s["op"] == "closure" and f"{owner}_{s['var']}" == name:
+                return s["attr"]["fn"], list(s["args"])
+    return name, []
+
 
 @dataclass
 class Frame:
@@ -215,6 +234,9 @@ class Tracer:
         fr = self.frames[-1]
         if symbol not in fr.symbols or self.confused:
             return
+        if (symbol == LOWERING_COPY and (fr.pos >= len(fr.calls)
+                                         or fr.calls[fr.pos].symbol != symbol)):
+            return  # a register copy lowering added: it reads nothing
         if fr.pos >= len(fr.calls) or fr.calls[fr.pos].symbol != symbol:
             want = fr.calls[fr.pos].symbol if fr.pos < len(fr.calls) else "nothing more"
             self.confused = f"{fr.fn}: the VM called {symbol}, the plan expects {want}"
@@ -257,7 +279,10 @@ class Tracer:
             env = rm.run_function(self.spec, clo.fn, [*vals[1:], *clo.caps])
             env.update(zip(clo.names, clo.caps, strict=True))  # a local function's captures
             return Frame(call.enters, self.plans[call.enters], env, self.depth)
-        env = rm.run_function(self.spec, call.enters, vals)
+        fn, cap_names = spec_function(self.spec, call.enters)
+        caps = [fr.env[n] for n in cap_names]
+        env = rm.run_function(self.spec, fn, [*vals, *caps])
+        env.update(zip(cap_names, caps, strict=True))
         return Frame(call.enters or "", self.plans[call.enters or ""], env, self.depth)
 
     def _close(self, fr: Frame) -> None:
