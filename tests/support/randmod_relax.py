@@ -504,15 +504,15 @@ class Generator:
             pair = [t for t in self.env if self.env[t][0] == "Tup" and len(self.env[t][1]) == 2
                     and (fn in ("first", "nested") or self.env[t][1][0] == self.env[t][1][1])]
             if not pair:
-                b = self.pick(lambda t: t == self.env[a])
-                self.emit("tuple", [a, b])  # type: ignore[list-item]
+                b = self.pick(lambda t: t == self.env[a]) or a  # (a itself may be untyped)
+                self.emit("tuple", [a, b])
                 pair = [self.stmts[-1]["var"]]
             self.emit("packed", [r.choice(pair)], fn=fn)
             return
         if fn == "writer":
-            out = self.target(self.env[a], untyped=True) if not body else \
-                self.pick(lambda t: t == self.env[a])
-            self.emit("packed", [a, out], fn=fn)  # type: ignore[list-item]
+            out = (self.target(self.env[a], untyped=True) if not body else
+                   self.pick(lambda t: t == self.env[a])) or a
+            self.emit("packed", [a, out], fn=fn)
             return
         if fn in ("first", "swap", "nested"):
             fn = "ident"
