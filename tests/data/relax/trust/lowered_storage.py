@@ -111,6 +111,46 @@ class AllocatedFirst:
         return out
 
 
+@I.ir_module
+class FilledByAHelper:
+    @T.prim_func(private=True, s_tir=True)
+    def double(a: T.handle, b: T.handle):
+        A = T.match_buffer(a, (4,), "float32", offset_factor=1)
+        B = T.match_buffer(b, (4,), "float32", offset_factor=1)
+        for i in range(4):
+            with T.sblock("b"):
+                vi = T.axis.remap("S", [i])
+                B[vi] = A[vi] * T.float32(2)
+
+    @T.prim_func(private=True, s_tir=True)
+    def add(a: T.handle, b: T.handle, c: T.handle):
+        A = T.match_buffer(a, (4,), "float32", offset_factor=1)
+        B = T.match_buffer(b, (4,), "float32", offset_factor=1)
+        C = T.match_buffer(c, (4,), "float32", offset_factor=1)
+        for i in range(4):
+            with T.sblock("b"):
+                vi = T.axis.remap("S", [i])
+                C[vi] = A[vi] + B[vi]
+
+    @R.function(private=True, pure=False)
+    def fill(x: R.Tensor((4,), "float32"), t: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+        cls = FilledByAHelper
+        _ = cls.double(x, t)
+        return t
+
+    @R.function(pure=False)
+    def main(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+        cls = FilledByAHelper
+        st = R.memory.alloc_storage(R.shape([32]), R.prim_value(0), R.str("global"), R.dtype("float32"))
+        t1 = R.memory.alloc_tensor(st, R.prim_value(0), R.shape([4]), R.dtype("float32"))
+        _1 = cls.fill(x, t1)
+        t2 = R.memory.alloc_tensor(st, R.prim_value(8), R.shape([4]), R.dtype("float32"))
+        _2 = cls.double(x, t2)
+        out = R.builtin.alloc_tensor(R.shape([4]), R.dtype("float32"), R.prim_value(0))
+        _3 = cls.add(t1, t2, out)
+        return out
+
+
 EXPECT = {
     "Disjoint": dict(reference=lambda x: [6 * x], hazard=False, check=set(), audit=set(),
                      warnings=set()),
@@ -121,4 +161,8 @@ EXPECT = {
                         audit={("storage-reuse", "input"), ("write-overlap", "input")}),
     "AllocatedFirst": dict(reference=lambda x: [6 * x], hazard=False, check=set(), audit=set(),
                            warnings=set()),
+    # a helper fills t1; t2, allocated later 8 bytes into t1, clobbers t1's last two elements
+    # before `add` reads them: t1 is not empty when t2 is written, whoever filled it
+    "FilledByAHelper": dict(reference=lambda x: [4 * x], hazard=True, check={"storage-reuse"},
+                            audit={("storage-reuse", "input")}),
 }
