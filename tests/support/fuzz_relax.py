@@ -81,9 +81,9 @@ VARIANTS: dict[str, tuple[str, ...]] = {  # relax.transform passes, in order
     "inplace+verified": ("DataflowUseInplaceCalls", "LegalizeOps", VERIFIED),
 }
 # Passes that run kernels at compile time: a write they make happens inside the pass and
-# leaves no trace in its output, so the module given to them is checked too, for the errors
-# such a write is (a write into a module constant); the module's run-time hazards are the
-# built module's to show, and the variant without the pass judges them as written.
+# leaves no trace in its output. When the pass changed a module constant's value, the module
+# given to it is checked too, for the errors such a write is (a write into a module constant);
+# its run-time hazards are the built module's to show.
 COMPILE_TIME = frozenset({"FoldConstant"})
 COMPILE_TIME_KINDS = frozenset({"inplace-const"})
 
@@ -141,14 +141,16 @@ def judge(spec: dict[str, Any], variant: str, seed: int,
     before_verified = None  # the module VerifiedInplace was given, lifted as relax.build needs
     try:
         for name in VARIANTS[variant]:
-            if name in COMPILE_TIME:
-                compile_time.append(mod)
+            before = _constant_values(mod) if name in COMPILE_TIME else []
             if name == VERIFIED:
                 before_verified = mod
                 mod = _verified_inplace(mod)
                 continue
+            given = mod
             with tvm.target.Target("llvm"), contextlib.redirect_stderr(io.StringIO()):
                 mod = getattr(relax.transform, name)()(mod)
+            if any(not np.array_equal(c.numpy(), v) for c, v in before):
+                compile_time.append(given)  # the pass ran a kernel that wrote a constant
     except Exception as exc:  # noqa: BLE001 - TVM refusing a module is counted, not judged
         if before_verified is not None and mod is before_verified:
             return Verdict("internal", detail=_first_line(exc))  # aliaslog's pass failed
@@ -179,6 +181,41 @@ def _verified_inplace(mod: Any) -> Any:
 
     return verified_inplace(mod, check_memory=False, engine=EMBEDDED,
                             op_effects=[str(EFFECTS)]).module
+
+
+def _constant_values(mod: Any) -> list[tuple[Any, np.ndarray]]:
+    """Every tensor constant of mod's Relax functions (its tensor), with a copy of its value
+    now (a pass that runs kernels at compile time may write one)."""
+    import tvm
+    from tvm import relax
+
+    found: dict[int, tuple[Any, np.ndarray]] = {}
+
+    def walk(e: Any) -> None:
+        if isinstance(e, tvm.ir.GenericConst):
+            if hasattr(e.value, "numpy"):  # a tensor constant
+                found.setdefault(id(e), (e.value, np.array(e.value.numpy(), copy=True)))
+        elif isinstance(e, relax.Call):
+            for a in e.args:
+                walk(a)
+        elif isinstance(e, relax.Tuple):
+            for a in e.fields:
+                walk(a)
+        elif isinstance(e, relax.Function):
+            walk(e.body)
+        elif isinstance(e, relax.SeqExpr):
+            for blk in e.blocks:
+                for b in blk.bindings:
+                    walk(b.value)
+            walk(e.body)
+        elif isinstance(e, relax.If):
+            for part in (e.cond, e.true_branch, e.false_branch):
+                walk(part)
+
+    for f in mod.functions.values():
+        if isinstance(f, relax.Function):
+            walk(f)
+    return list(found.values())
 
 
 def _lifted(mod: Any) -> Any:
