@@ -81,11 +81,10 @@ VARIANTS: dict[str, tuple[str, ...]] = {  # relax.transform passes, in order
     "inplace+verified": ("DataflowUseInplaceCalls", "LegalizeOps", VERIFIED),
 }
 # Passes that run kernels at compile time: a write they make happens inside the pass and
-# leaves no trace in its output. When the pass changed a module constant's value, the module
-# given to it is checked too, for the errors such a write is (a write into a module constant);
-# its run-time hazards are the built module's to show.
+# leaves no trace in its output. When the pass made a constant another value than value
+# semantics give (it changed one the module had, or folded a binding into a wrong one), a
+# kernel it ran wrote memory, and the module given to it is checked too.
 COMPILE_TIME = frozenset({"FoldConstant"})
-COMPILE_TIME_KINDS = frozenset({"inplace-const"})
 
 
 @dataclass
@@ -137,7 +136,7 @@ def judge(spec: dict[str, Any], variant: str, seed: int,
         return Verdict("unloadable", detail=_first_line(exc))
     phase("pass")
     checked = []  # the modules `check` judges: the one built, and any a pass ran kernels of
-    compile_time = []  # the modules a pass ran kernels of (judged for COMPILE_TIME_KINDS)
+    compile_time = []  # the modules given to a pass whose kernels wrote memory
     before_verified = None  # the module VerifiedInplace was given, lifted as relax.build needs
     try:
         for name in VARIANTS[variant]:
@@ -149,8 +148,10 @@ def judge(spec: dict[str, Any], variant: str, seed: int,
             given = mod
             with tvm.target.Target("llvm"), contextlib.redirect_stderr(io.StringIO()):
                 mod = getattr(relax.transform, name)()(mod)
-            if any(not np.array_equal(c.numpy(), v) for c, v in before):
-                compile_time.append(given)  # the pass ran a kernel that wrote a constant
+            if name in COMPILE_TIME and (
+                    any(not np.array_equal(c.numpy(), v) for c, v in before)
+                    or _folds_a_write(given)):
+                compile_time.append(given)  # a kernel the pass ran wrote memory
     except Exception as exc:  # noqa: BLE001 - TVM refusing a module is counted, not judged
         if before_verified is not None and mod is before_verified:
             return Verdict("internal", detail=_first_line(exc))  # aliaslog's pass failed
@@ -218,6 +219,40 @@ def _constant_values(mod: Any) -> list[tuple[Any, np.ndarray]]:
     return list(found.values())
 
 
+def _folds_a_write(mod: Any) -> bool:
+    """Whether a call_tir(_inplace) of mod's main has arguments computed from constants alone
+    (FoldConstant runs its kernel at compile time) and a kernel that stores into one of them."""
+    import tvm
+    from tvm import relax
+
+    from extractor.relax_facts import written_params
+
+    folded: set[str] = set()  # variables FoldConstant makes constants
+
+    def constant(e: Any) -> bool:
+        if isinstance(e, relax.Tuple):
+            return all(constant(f) for f in e.fields)
+        return isinstance(e, tvm.ir.GenericConst) or (isinstance(e, relax.Var)
+                                                      and e.name in folded)
+
+    for blk in mod["main"].body.blocks:
+        for b in blk.bindings:
+            v = b.value
+            if not (isinstance(v, relax.Call) and isinstance(v.op, tvm.ir.Op)):
+                if constant(v):
+                    folded.add(b.var.name)
+                continue
+            tir = v.op.name in ("relax.call_tir", "relax.call_tir_inplace")
+            args = list(v.args[1].fields) if tir and isinstance(v.args[1], relax.Tuple) \
+                else list(v.args)
+            if "packed" in v.op.name or not all(constant(a) for a in args):
+                continue
+            folded.add(b.var.name)
+            if tir and any(i < len(args) for i in written_params(mod[v.args[0]])[0]):
+                return True
+    return False
+
+
 def _lifted(mod: Any) -> Any:
     """mod with its local functions lambda-lifted (relax.build needs them lifted)."""
     from tvm import relax
@@ -243,7 +278,7 @@ def _has_local_function(mod: Any) -> bool:
 @dataclass
 class Judged:
     """The modules `check` judges for one variant: every error of `run` (the last is built),
-    and the compile-time kinds of `compile_time` (given to a pass that runs kernels)."""
+    and those of `compile_time` (given to a pass whose kernels wrote memory)."""
 
     run: list[Any]
     compile_time: list[Any] = field(default_factory=list)
@@ -289,7 +324,7 @@ def _findings(checked: Judged, tables: list[Path]) -> list[Any]:
         return check_module(m, engine=EMBEDDED, op_effects=[str(t) for t in tables]).violations
 
     return [*(v for m in checked.run for v in found(m)),
-            *(v for m in checked.compile_time for v in found(m) if v.kind in COMPILE_TIME_KINDS)]
+            *(v for m in checked.compile_time for v in found(m))]
 
 
 def alarm_class(checked: Judged, spec: dict[str, Any]) -> str:
