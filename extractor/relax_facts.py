@@ -133,14 +133,17 @@ def extract_relax(mod: tvm.IRModule, effects: dict[str, Effect] | None = None,
                   entries: list[str] | None = None,
                   tir_effects: dict[str, TirCallEffect] | None = None,
                   param_modes: dict[tuple[str, str], str] | None = None,
-                  legalized: bool = False) -> RelaxExtraction:
+                  after: frozenset[str] = frozenset()) -> RelaxExtraction:
     """Facts for every Relax function of `mod`; entries default to its public functions.
-    `param_modes`: (entry function, parameter name) -> mode (`donated`). `legalized`: LegalizeOps
-    has run, so a `relax.reshape` left is the view RewriteDataflowReshape made (before it, a
-    reshape not bound to a dataflow variable becomes a copying kernel)."""
+    `param_modes`: (entry function, parameter name) -> mode (`donated`). `after`: the TVM passes
+    that have run on `mod`. Once LegalizeOps has, a `relax.reshape` left is the view
+    RewriteDataflowReshape made (before it, a reshape not bound to a dataflow variable becomes
+    a copying kernel); once CallTIRRewrite has, kernels called directly are its lowering of
+    call_tir / call_tir_inplace, and an argument a kernel updates is the call's result (before
+    it, a direct call is the program's own: the argument still names the value it destroyed)."""
     return _RelaxExtractor(mod, effects if effects is not None else load_relax_effects(),
                            tir_effects if tir_effects is not None else load_tir_effects(),
-                           entries, param_modes or {}, legalized).run()
+                           entries, param_modes or {}, after).run()
 
 
 def relax_functions(mod: tvm.IRModule) -> list[str]:
@@ -212,6 +215,61 @@ def _cast_cannot_fail(b: relax.MatchCast) -> bool:
     return ty is not None and bool(tvm_ffi.structural_equal(ty, b.ty))
 
 
+@dataclass
+class _BufferAccess:
+    """What a PrimFunc body stores into and loads from, by buffer, before naming parameters."""
+    alias: dict[Any, Any] = field(default_factory=dict)  # a view buffer -> what it views
+    stores: list[Any] = field(default_factory=list)
+    loads: list[Any] = field(default_factory=list)
+    opaque: bool = False  # a call that takes data pointers and no table describes
+
+    def params(self, pf: tirx.PrimFunc, buffers: list[Any]) -> set[int]:
+        """The indices of the parameters the buffers are (or view)."""
+        index = {p: i for i, p in enumerate(pf.params)}
+        out: set[int] = set()
+        for b in buffers:
+            for _ in range(64):
+                if b in index or b not in self.alias:
+                    break
+                b = self.alias[b]
+            if b in index:
+                out.add(index[b])
+        return out
+
+
+def _buffer_access(pf: tirx.PrimFunc, table: dict[str, TirCallEffect]) -> _BufferAccess:
+    """One walk of the body: stores, loads, views of parameters and opaque calls."""
+    acc = _BufferAccess()
+
+    def on_decl(d: Any) -> None:
+        dat = d.data
+        if (isinstance(dat, tvm.ir.Call) and isinstance(dat.op, tvm.ir.Op)
+                and dat.op.name == "tirx.buffer_data"):
+            acc.alias[d.buffer] = dat.args[0]
+
+    def on_match(m: Any) -> None:
+        src = m.source
+        acc.alias[m.buffer] = src.source if hasattr(src, "source") else src.buffer
+
+    def on_call(c: Any) -> None:
+        if not (isinstance(c.op, tvm.ir.Op) and c.op.name in OPAQUE_TIR_CALLS):
+            return
+        for a in c.args:  # a buffer a call is given may be read by it
+            acc.loads.extend(_buffers_in(a))
+        described = _described_writes(c, table)
+        if described is None:
+            acc.opaque = True
+        else:
+            acc.stores.extend(described)
+
+    tvm_ffi.structural_walk(pf.body, [(tirx.DeclBuffer, on_decl),
+                                      (s_tir.MatchBufferRegion, on_match),
+                                      (tirx.BufferStore, lambda st: acc.stores.append(st.buffer)),
+                                      (tvm.ir.TensorLoad, lambda ld: acc.loads.append(ld.source)),
+                                      (tvm.ir.Call, on_call)])
+    return acc
+
+
 def written_params(pf: tirx.PrimFunc,
                    tir_effects: dict[str, TirCallEffect] | None = None) -> tuple[list[int], bool]:
     """Indices of the PrimFunc parameters its body may write, and whether an opaque call does.
@@ -220,46 +278,23 @@ def written_params(pf: tirx.PrimFunc,
     A packed call the TIR effect table describes writes the buffers at its written positions;
     any other call that takes data pointers (extern, packed, address_of) may write them all.
     """
-    table = tir_effects if tir_effects is not None else load_tir_effects()
-    alias: dict[Any, Any] = {}
-    stores: list[Any] = []
-    opaque: list[Any] = []
-
-    def on_decl(d: Any) -> None:
-        dat = d.data
-        if (isinstance(dat, tvm.ir.Call) and isinstance(dat.op, tvm.ir.Op)
-                and dat.op.name == "tirx.buffer_data"):
-            alias[d.buffer] = dat.args[0]
-
-    def on_match(m: Any) -> None:
-        src = m.source
-        alias[m.buffer] = src.source if hasattr(src, "source") else src.buffer
-
-    def on_call(c: Any) -> None:
-        if not (isinstance(c.op, tvm.ir.Op) and c.op.name in OPAQUE_TIR_CALLS):
-            return
-        described = _described_writes(c, table)
-        if described is None:
-            opaque.append(c)
-        else:
-            stores.extend(described)
-
-    tvm_ffi.structural_walk(pf.body, [(tirx.DeclBuffer, on_decl),
-                                      (s_tir.MatchBufferRegion, on_match),
-                                      (tirx.BufferStore, lambda st: stores.append(st.buffer)),
-                                      (tvm.ir.Call, on_call)])
-    index = {p: i for i, p in enumerate(pf.params)}
-    if opaque:
+    acc = _buffer_access(pf, tir_effects if tir_effects is not None else load_tir_effects())
+    if acc.opaque:
         return list(range(len(pf.params))), True
-    out: set[int] = set()
-    for b in stores:
-        for _ in range(64):
-            if b in index or b not in alias:
-                break
-            b = alias[b]
-        if b in index:
-            out.add(index[b])
-    return sorted(out), False
+    return sorted(acc.params(pf, acc.stores)), False
+
+
+def read_params(pf: tirx.PrimFunc,
+                tir_effects: dict[str, TirCallEffect] | None = None) -> set[int]:
+    """Indices of the PrimFunc parameters whose contents its body may load (or give a call).
+
+    A parameter the kernel writes and reads is updated in place (its old value is consumed);
+    one it only writes is a destination.
+    """
+    acc = _buffer_access(pf, tir_effects if tir_effects is not None else load_tir_effects())
+    if acc.opaque:
+        return set(range(len(pf.params)))
+    return acc.params(pf, acc.loads)
 
 
 def _buffers_in(e: Any) -> list[Any]:
@@ -293,10 +328,12 @@ def _described_writes(c: Any, table: dict[str, TirCallEffect]) -> list[Any] | No
 class _RelaxExtractor:
     def __init__(self, mod: tvm.IRModule, effects: dict[str, Effect],
                  tir_effects: dict[str, TirCallEffect], entries: list[str] | None,
-                 param_modes: dict[tuple[str, str], str], legalized: bool = False) -> None:
+                 param_modes: dict[tuple[str, str], str],
+                 after: frozenset[str] = frozenset()) -> None:
         self.mod = mod
         self.param_modes = param_modes
-        self.legalized = legalized
+        self.legalized = "LegalizeOps" in after
+        self.rewritten = "CallTIRRewrite" in after
         # the binding being extracted binds a dataflow variable (RewriteDataflowReshape
         # makes a view only of a reshape kernel bound to one)
         self.dataflow_binding = False
@@ -308,6 +345,7 @@ class _RelaxExtractor:
         self.n_binding = 0
         self.callees_used: dict[str, str] = {}  # name -> default effect
         self.prim_writes: dict[str, tuple[list[int], bool]] = {}
+        self.prim_reads: dict[str, set[int]] = {}
         self.literals: set[str] = set()  # ids of function literals (nested functions)
         self.relax_funcs = relax_functions(mod)
         if entries is None:
@@ -733,13 +771,22 @@ class _RelaxExtractor:
             self.prim_writes[name] = written_params(pf, self.tir_effects)
         return self.prim_writes[name]
 
+    def prim_read(self, name: str, pf: tirx.PrimFunc) -> set[int]:
+        if name not in self.prim_reads:
+            self.prim_reads[name] = read_params(pf, self.tir_effects)
+        return self.prim_reads[name]
+
     def primfunc_call(self, n: str, name: str, pf: tirx.PrimFunc, arg_ids: list[str]) -> None:
-        """A direct DPS call of a PrimFunc (after CallTIRRewrite): it writes its outputs."""
+        """A direct DPS call of a PrimFunc: it fills the parameters it only writes. One the
+        program makes itself also updates in place those it reads and writes (their old value
+        is gone); one CallTIRRewrite made fills them too (a lowered call_tir_inplace, whose
+        result later code reads under the argument's name)."""
         written, opaque = self.prim_written(name, pf)
+        read = set() if self.rewritten else self.prim_read(name, pf)
         self.op_call(n, "primfunc", f"@{name}", "unknown" if opaque else "writes")
         for i in written:
             if i < len(arg_ids):
-                self.f.add("mem_write", n, arg_ids[i], "dps")
+                self.f.add("mem_write", n, arg_ids[i], "inplace" if i in read else "dps")
 
     def extern_call(self, c: relax.Call, n: str, name: str, arg_ids: list[str]) -> None:
         """call_packed: effects from the table; TVM knows it is impure, so its writes are DPS."""

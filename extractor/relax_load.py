@@ -142,13 +142,20 @@ def to_point(mod: tvm.IRModule, point: str, target: str = "llvm") -> tvm.IRModul
         raise ExtractError(f"unknown extraction point `{point}` (choose from {', '.join(POINTS)})")
     if point == "input":
         return mod
-    names = (passes_through("ToNonDataflow") if point == "legalized" else
-             passes_through("KillAfterLastUse", skip=("RewriteCUDAGraph",)))
+    names = point_passes(point)
     try:
         return run_passes(mod, names, target)
     except Exception as exc:  # noqa: BLE001 - a pipeline failure is the module's problem
         last = (str(exc).strip().splitlines() or [type(exc).__name__])[-1]
         raise PipelineError(point, f"{type(exc).__name__}: {last}") from None
+
+
+def point_passes(point: str) -> tuple[str, ...]:
+    """The default pipeline's passes that run before an extraction point, in order."""
+    if point == "input":
+        return ()
+    return (passes_through("ToNonDataflow") if point == "legalized" else
+            passes_through("KillAfterLastUse", skip=("RewriteCUDAGraph",)))
 
 
 class PipelineError(ExtractError):

@@ -132,8 +132,9 @@ SCHEMA: tuple[Relation, ...] = (
          "n's value may share memory with src's: a view, an in-place result, or an identity op "
          "that lowering turns into a view"),
     _rel("mem_write", "n:Node, target:Node, how:symbol",
-         "evaluating n writes into the memory of target's value (inplace: n's result is the new "
-         "version; dps: a kernel or packed function fills a destination)"),
+         "evaluating n writes into the memory of target's value (inplace: the old value is "
+         "consumed, n's result is the new version; dps: a kernel or packed function fills a "
+         "destination)"),
     _rel("in_storage", "t:Node, s:Node", "the tensor allocated at t lives in the storage s holds"),
     _rel("extent", "n:Node, lo:number, hi:number",
          "the view or tensor made at n covers bytes [lo, hi) of its source (view_of) or of its "

@@ -25,7 +25,7 @@ from extractor.relax_facts import (
     load_relax_effects,
     load_tir_effects,
 )
-from extractor.relax_load import require_well_formed, to_point
+from extractor.relax_load import point_passes, require_well_formed, to_point
 from extractor.runtime import gc_paused
 
 from .. import pipeline
@@ -322,7 +322,7 @@ def analyze_relax(
     entries: list[str] | None = None,
     keep_files: str | os.PathLike[str] | None = None,
     param_modes: dict[tuple[str, str], str] | None = None,
-    legalized: bool | None = None,
+    after: frozenset[str] | None = None,
     program: Path = RELAX_MAIN,
     read_back: frozenset[str] = READ_BACK,
 ) -> RelaxResult:
@@ -330,10 +330,10 @@ def analyze_relax(
 
     `op_effects` / `tir_effects`: extra effect tables for Relax ops and packed functions, and
     for the packed functions TIR kernels call: a path, a {name: effect} dict, or a list of
-    them. `param_modes`: (entry function,
-    parameter name) -> `donated`. `legalized`: whether LegalizeOps has run on `mod` (default:
-    at every point but `input`). `program` / `read_back`: a rule file that includes relax.dl
-    and asks more of it (relax_inplace.dl), and the relations to read back from it.
+    them. `param_modes`: (entry function, parameter name) -> `donated`. `after`: the TVM
+    passes that have run on `mod` (default: those relax.build runs before `point`).
+    `program` / `read_back`: a rule file that includes relax.dl and asks more of it
+    (relax_inplace.dl), and the relations to read back from it.
     """
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -343,7 +343,7 @@ def analyze_relax(
     t0 = time.perf_counter()
     extraction = extract_relax(at, load_relax_effects(*effect_sources(op_effects)), entries,
                                load_tir_effects(*effect_sources(tir_effects)), param_modes,
-                               point != "input" if legalized is None else legalized)
+                               frozenset(point_passes(point)) if after is None else after)
     timings["facts"] = time.perf_counter() - t0
     verdicts = pipeline.run(program, extraction.facts, engine=engine, read_back=set(read_back),
                             keep_files=keep_files, timings=timings)

@@ -167,7 +167,7 @@ class AuditInstrument:
         # the entry functions of the module as given: a pass that makes a private function
         # public (AttachGlobalSymbol) gives the outside world no new way in
         self._entries: list[str] | None = options.get("entries")
-        self._legalized = False  # LegalizeOps has run (a reshape left is then a view)
+        self._after: frozenset[str] = frozenset()  # the passes that have run (the extractor's)
 
     # ------------------------------------------------------------------ PassInstrument hooks
     def should_run(self, mod: tvm.IRModule, info: Any) -> bool:
@@ -239,10 +239,10 @@ class AuditInstrument:
                 self._entries = default_entries(mod)
             funcs = set(relax_functions(mod))
             entries = [e for e in self._entries if e in funcs] or None
-            self._legalized = self._legalized or any(
-                f.name == "LegalizeOps" for f in [*self._stack, *([frame] if frame else [])])
+            self._after = self._after | {
+                f.name for f in [*self._stack, *([frame] if frame else [])]}
             res = analyze_relax(mod, **{**self.options, "entries": entries,
-                                        "legalized": self._legalized})
+                                        "after": self._after})
             now = res.violations()
             prev_res = self._res
             now = [replace(v, point=f"after {step.name}" if step else INPUT) for v in now]

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from extractor.relax_load import POINTS, load_relax_module, to_point
+from extractor.relax_load import POINTS, load_relax_module, point_passes, to_point
 
 from ..loading import UsageError, publish_facts, write_text_atomically
 from ..options import EngineOptions
@@ -192,7 +192,7 @@ def cmd_facts(args: argparse.Namespace) -> int:
     mod = to_point(load_relax_module(args.file, args.module), args.at)
     extraction = extract_relax(mod, load_relax_effects(*args.op_effects),
                                tir_effects=load_tir_effects(*args.tir_effects),
-                               legalized=args.at != "input")
+                               after=frozenset(point_passes(args.at)))
     print(publish_facts(extraction.facts, args.output))
     return 0
 

@@ -22,7 +22,12 @@ from aliaslog.relax import (  # noqa: E402
 )
 from extractor.effect_table import ExtractError  # noqa: E402
 from extractor.relax_facts import extract_relax, written_params  # noqa: E402
-from extractor.relax_load import load_relax_module, load_relax_modules, to_point  # noqa: E402
+from extractor.relax_load import (  # noqa: E402
+    load_relax_module,
+    load_relax_modules,
+    point_passes,
+    to_point,
+)
 from tests.support import paths  # noqa: E402
 from tests.support.options import EMBEDDED, SOUFFLE  # noqa: E402
 from tests.support.relax_cases import (  # noqa: E402
@@ -67,8 +72,9 @@ def test_extraction_covers_memory_constructs_at_every_point():
     assert {r[2] for r in inp["mem_write"]} == {"inplace"}
     assert {r[2] for r in inp["view_of"]} == {"in-place output"}
     assert {r[1] for r in inp["alloc_site"]} >= {"param", "constant", "tensor"}
-    low = extract_relax(to_point(mod, "lowered")).facts.rows
-    assert {r[2] for r in low["mem_write"]} == {"dps"}
+    low = extract_relax(to_point(mod, "lowered"), after=frozenset(point_passes("lowered")))
+    low = low.facts.rows
+    assert {r[2] for r in low["mem_write"]} == {"dps"}  # CallTIRRewrite's calls fill
     assert {r[2] for r in low["kill"]} == {"tensor", "storage"}
     assert low["in_storage"] and low["tvm_impure"]
     assert {r[1] for r in low["alloc_site"]} >= {"storage", "tensor"}
@@ -92,14 +98,14 @@ def test_reshape_is_a_view_only_where_relax_build_leaves_one():
             c = R.reshape(x, R.shape([2, 3]))
             return c
 
-    def views(legalized: bool) -> set[str]:
-        ex = extract_relax(Mod, legalized=legalized)
+    def views(after: frozenset[str]) -> set[str]:
+        ex = extract_relax(Mod, after=after)
         viewed = {r[0] for r in ex.facts.rows["view_of"]}
         return {str(ex.ids.binding_of[r[0]].var.name) for r in ex.facts.rows["let_bind"]
                 if r[3] in viewed}
 
-    assert views(legalized=False) == {"a"}
-    assert views(legalized=True) == {"a", "c"}
+    assert views(frozenset()) == {"a"}
+    assert views(frozenset({"LegalizeOps"})) == {"a", "c"}
 
 
 def test_written_params_reads_the_tir_body():
@@ -108,6 +114,58 @@ def test_written_params_reads_the_tir_body():
     legal = to_point(mod, "legalized")
     add = next(gv for gv in legal.get_global_vars() if gv.name_hint == "add")
     assert written_params(legal[add]) == ([2], False)  # add(a, b, out) writes only out
+
+
+def _direct_calls_module() -> tvm.IRModule:
+    """main calls an in-place kernel (inc) and a reduction (total, which reads its destination
+    after T.init) itself, then reads the tensor inc updated."""
+    from tvm.script import ir as I
+    from tvm.script import relax as R
+    from tvm.script import tirx as T
+
+    @I.ir_module(s_tir=True)
+    class Mod:
+        @T.prim_func(private=True, s_tir=True)
+        def inc(a: T.Buffer((4,), "float32")):
+            for i in range(4):
+                with T.sblock("b"):
+                    vi = T.axis.remap("S", [i])
+                    a[vi] = a[vi] + T.float32(1)
+
+        @T.prim_func(private=True, s_tir=True)
+        def total(a: T.Buffer((4,), "float32"), out: T.Buffer((1,), "float32")):
+            for i in range(4):
+                with T.sblock("s"):
+                    vi = T.axis.remap("R", [i])
+                    with T.init():
+                        out[0] = T.float32(0)
+                    out[0] = out[0] + a[vi]
+
+        @R.function(pure=False)
+        def main(x: R.Tensor((4,), "float32")):
+            cls = Mod
+            y = R.add(x, x)
+            s = R.builtin.alloc_tensor(R.shape([1]), R.dtype("float32"), R.prim_value(0))
+            _ = cls.total(y, s)
+            _1 = cls.inc(y)
+            z = R.multiply(y, s)
+            return z
+
+    return Mod
+
+
+def test_a_kernel_called_directly_updates_what_it_reads_and_writes():
+    """Before CallTIRRewrite a direct call is the program's own: a parameter the kernel reads
+    and writes is updated in place (the argument names a destroyed value), one it writes after
+    T.init is a destination; after it, the calls are CallTIRRewrite's and fill their
+    arguments, whose later reads are the new values."""
+    mod = _direct_calls_module()
+    kinds = {how for _, _, how in extract_relax(mod).facts.rows["mem_write"]}
+    assert kinds == {"inplace"}
+    [v] = check_module(mod, ("input",)).violations
+    assert (v.kind, v.var.name if v.var else None) == ("inplace-live", "y")
+    rewritten = extract_relax(mod, after=frozenset({"CallTIRRewrite"}))
+    assert {how for _, _, how in rewritten.facts.rows["mem_write"]} == {"dps"}
 
 
 def test_relax_facts_run_in_souffle_as_they_are(tmp_path):
