@@ -29,6 +29,7 @@ from .effect_table import (
     load_tir_effect_table,
 )
 from .facts import FactSet
+from .kernel_access import forward_refusal, inplace_refusal
 
 log = logging.getLogger("aliaslog.effects")
 
@@ -346,6 +347,7 @@ class _RelaxExtractor:
         self.callees_used: dict[str, str] = {}  # name -> default effect
         self.prim_writes: dict[str, tuple[list[int], bool]] = {}
         self.prim_reads: dict[str, set[int]] = {}
+        self.prim_overwrite: dict[str, list[tuple[int, int, str]]] = {}
         self.literals: set[str] = set()  # ids of function literals (nested functions)
         self.relax_funcs = relax_functions(mod)
         if entries is None:
@@ -771,6 +773,20 @@ class _RelaxExtractor:
             self.prim_writes[name] = written_params(pf, self.tir_effects)
         return self.prim_writes[name]
 
+    def prim_overwrites(self, name: str, pf: tirx.PrimFunc,
+                        written: list[int]) -> list[tuple[int, int, str]]:
+        """(out, in, how): the kernel may write parameter out over parameter in's memory."""
+        if name not in self.prim_overwrite:
+            found = []
+            for j in written:
+                for i in range(len(pf.params)):
+                    if i != j and inplace_refusal(pf, j, i) is None:
+                        found.append((j, i, "same"))
+                        if forward_refusal(pf, j, i) is None:
+                            found.append((j, i, "forward"))
+            self.prim_overwrite[name] = found
+        return self.prim_overwrite[name]
+
     def prim_read(self, name: str, pf: tirx.PrimFunc) -> set[int]:
         if name not in self.prim_reads:
             self.prim_reads[name] = read_params(pf, self.tir_effects)
@@ -787,6 +803,9 @@ class _RelaxExtractor:
         for i in written:
             if i < len(arg_ids):
                 self.f.add("mem_write", n, arg_ids[i], "inplace" if i in read else "dps")
+        for j, i, how in self.prim_overwrites(name, pf, written):
+            if max(i, j) < len(arg_ids):
+                self.f.add("overwrite_ok", n, j, i, how)
 
     def extern_call(self, c: relax.Call, n: str, name: str, arg_ids: list[str]) -> None:
         """call_packed: effects from the table; TVM knows it is impure, so its writes are DPS."""

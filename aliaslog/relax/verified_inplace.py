@@ -26,12 +26,12 @@ import tvm_ffi
 from tvm import relax, tirx
 
 from datalog_rules import RELAX_INPLACE
+from extractor.kernel_access import inplace_refusal
 from extractor.relax_load import well_formed
 from extractor.relax_pipeline import DEFAULT_PIPELINE, make_pass
 
 from .analysis import READ_BACK, analyze_relax
 from .inplace_rewrite import CallTir, inplace_call, inplace_kernel
-from .kernel_access import inplace_refusal
 from .memory_plan import Bytes, bytes_text, not_more, plan, planned_sizes
 from .rebind import rebind
 

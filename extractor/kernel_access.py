@@ -39,6 +39,8 @@ class _Block:
     name: str
     nest: int  # the top-level statement (loop nest) of the root block it belongs to
     spatial: bool  # data-parallel iterators only, and no init
+    realize: Any = None  # the SBlockRealize (iterator bindings)
+    loops: tuple[Any, ...] = ()  # the For loops around it, outermost first
     loads: list[tuple[Any, Any]] = field(default_factory=list)  # (buffer, indices) in order
     stores: list[tuple[Any, Any, int]] = field(default_factory=list)  # (buffer, indices, #loads)
 
@@ -62,26 +64,26 @@ class _Walk:
         self.note_views(block)
         stmts = list(block.body.seq) if isinstance(block.body, tirx.SeqStmt) else [block.body]
         for nest, stmt in enumerate(stmts):
-            self.stmt(stmt, nest, None)
+            self.stmt(stmt, nest, None, ())
 
     def note_views(self, block: s_tir.SBlock) -> None:
         for m in block.match_buffers:
             self.views |= {m.buffer, m.source.buffer}
 
-    def stmt(self, s: Any, nest: int, cur: _Block | None) -> None:
+    def stmt(self, s: Any, nest: int, cur: _Block | None, loops: tuple[Any, ...]) -> None:
         if isinstance(s, s_tir.SBlockRealize):
             self.exprs([s.predicate, *s.iter_values], cur)
             blk = s.block
             self.note_views(blk)
             spatial = all(int(iv.iter_type) == 0 for iv in blk.iter_vars) and blk.init is None
-            inner = _Block(str(blk.name_hint), nest, spatial)
+            inner = _Block(str(blk.name_hint), nest, spatial, s, loops)
             self.blocks.append(inner)
             if blk.init is not None:
-                self.stmt(blk.init, nest, inner)
-            self.stmt(blk.body, nest, inner)
+                self.stmt(blk.init, nest, inner, loops)
+            self.stmt(blk.body, nest, inner, loops)
         elif isinstance(s, tirx.SeqStmt):
             for x in s.seq:
-                self.stmt(x, nest, cur)
+                self.stmt(x, nest, cur, loops)
         elif isinstance(s, tirx.BufferStore):
             if cur is None:
                 self.problems.append("the kernel stores outside a block")
@@ -90,19 +92,19 @@ class _Walk:
             cur.stores.append((s.buffer, list(s.indices), len(cur.loads)))
         elif isinstance(s, tirx.For):
             self.exprs([s.min, s.extent], cur)
-            self.stmt(s.body, nest, cur)
+            self.stmt(s.body, nest, cur, (*loops, s))
         elif isinstance(s, tirx.IfThenElse):
             self.exprs([s.condition], cur)
-            self.stmt(s.then_case, nest, cur)
+            self.stmt(s.then_case, nest, cur, loops)
             if s.else_case is not None:
-                self.stmt(s.else_case, nest, cur)
+                self.stmt(s.else_case, nest, cur, loops)
         elif isinstance(s, tirx.DeclBuffer):
             self.problems.append("the kernel declares a buffer over another's memory")
         elif isinstance(s, (tirx.Evaluate, tirx.AssertStmt)):
             self.exprs([s.value] if isinstance(s, tirx.Evaluate) else [s.condition], cur)
         elif hasattr(s, "body") and isinstance(s, tirx.Stmt):  # LetStmt, AttrStmt, While, ...
             self.exprs([getattr(s, a) for a in ("value", "condition") if hasattr(s, a)], cur)
-            self.stmt(s.body, nest, cur)
+            self.stmt(s.body, nest, cur, loops)
         else:
             self.problems.append(f"the kernel has a statement this analysis does not read "
                                  f"({type(s).__name__})")
@@ -136,6 +138,51 @@ def _same_buffer_type(a: Any, b: Any) -> bool:
 def inplace_refusal(pf: tirx.PrimFunc, out_param: int, in_param: int) -> str | None:
     """Why writing parameter `out_param` into parameter `in_param`'s memory is unsafe for this
     kernel (see the module docstring), or None when it is safe."""
+    return _refusal(pf, out_param, in_param, forward=False)
+
+
+def forward_refusal(pf: tirx.PrimFunc, out_param: int, in_param: int) -> str | None:
+    """Why writing parameter `out_param` over `in_param`'s memory moved forward (the output
+    starting at or before the input, both in one buffer's bytes) is unsafe, or None when safe.
+
+    Besides what writing it exactly over the input asks, the writing block runs its elements
+    in memory order: serial (or unrolled, vectorized) loops from 0, one per dimension, binding
+    the block's iterators in order, which index the output in order over its whole compact
+    shape. The element of `out` written at step k then covers input elements at steps <= k,
+    each read (at its own step, before that step's store) already."""
+    return _refusal(pf, out_param, in_param, forward=True)
+
+
+IN_ORDER = (tirx.ForKind.SERIAL, tirx.ForKind.UNROLLED, tirx.ForKind.VECTORIZED)
+
+
+def _in_memory_order(w: _Block, out: Any, index: list[Any]) -> str | None:
+    """Why block `w`'s stores into `out` (at `index`) may not run in ascending memory order."""
+    shape, strides = list(out.ty.shape), list(out.ty.strides)
+    realize = w.realize
+    ivs = list(realize.block.iter_vars)
+    bind = list(realize.iter_values)
+    if strides or len(w.loops) != len(shape) or len(ivs) != len(shape):
+        return f"block `{w.name}` does not run one loop per dimension of `{out.name}`"
+    for k, (loop, iv, value, dim) in enumerate(zip(w.loops, ivs, bind, shape, strict=True)):
+        if int(loop.kind) not in [int(x) for x in IN_ORDER] or loop.step is not None:
+            return f"loop {k} of block `{w.name}` does not run in order"
+        if not (isinstance(loop.min, tirx.IntImm) and int(loop.min) == 0
+                and tvm_ffi.structural_equal(loop.extent, dim)):
+            return f"loop {k} of block `{w.name}` does not cover dimension {k} from 0"
+        if not (value.same_as(loop.loop_var) and index[k].same_as(iv.var)
+                and tvm_ffi.structural_equal(iv.dom.extent, dim)):
+            return f"block `{w.name}` does not write `{out.name}` in its loops' order"
+    if not _trivial(realize.predicate):
+        return f"block `{w.name}` runs under a predicate"
+    return None
+
+
+def _trivial(pred: Any) -> bool:
+    return isinstance(pred, tirx.IntImm) and int(pred) == 1
+
+
+def _refusal(pf: tirx.PrimFunc, out_param: int, in_param: int, forward: bool) -> str | None:
     params = list(pf.params)
     out, inp = params[out_param], params[in_param]
     if not all(isinstance(getattr(p, "ty", None), tirx.BufferType) for p in (out, inp)):
@@ -176,4 +223,4 @@ def inplace_refusal(pf: tirx.PrimFunc, out_param: int, in_param: int) -> str | N
         if b.nest >= w.nest:
             return (f"block `{b.name}` reads `{inp.name}` after or while block `{w.name}` "
                     f"writes `{out.name}`")
-    return None
+    return _in_memory_order(w, out, index) if forward else None
