@@ -17,7 +17,6 @@ from tvm import relax  # noqa: E402
 
 from aliaslog.cli import main  # noqa: E402
 from aliaslog.relax.inplace_rewrite import CallTir, inplace_call, inplace_kernel  # noqa: E402
-from extractor.kernel_access import inplace_refusal  # noqa: E402
 from aliaslog.relax.memory_plan import plan, planned_sizes  # noqa: E402
 from aliaslog.relax.memory_report import memory_report  # noqa: E402
 from aliaslog.relax.verified_inplace import (  # noqa: E402
@@ -25,6 +24,7 @@ from aliaslog.relax.verified_inplace import (  # noqa: E402
     inplace_pipeline,
     verified_inplace,
 )
+from extractor.kernel_access import inplace_refusal  # noqa: E402
 from extractor.relax_load import load_relax_module, load_relax_modules  # noqa: E402
 from extractor.relax_pipeline import make_pass  # noqa: E402
 from tests.support import paths  # noqa: E402
