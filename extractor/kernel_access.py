@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import tvm
+import tvm.sym
 import tvm_ffi
 from tvm import s_tir, tirx
 from tvm.ir.expr import TensorLoad  # what a BufferLoad is in 0.27: .source, .indices
@@ -135,22 +136,68 @@ def _same_buffer_type(a: Any, b: Any) -> bool:
     return str(ta.dtype) == str(tb.dtype) and tvm_ffi.structural_equal(ta.shape, tb.shape)
 
 
+def _same_layout_size(a: Any, b: Any) -> bool:
+    """Compact buffers of one dtype and as many elements (element k at the same byte offset)."""
+    ta, tb = a.ty, b.ty
+    if str(ta.dtype) != str(tb.dtype) or list(ta.strides) or list(tb.strides):
+        return False
+    sizes = [_static_size(t.shape) for t in (ta, tb)]
+    return sizes[0] is not None and sizes[0] == sizes[1]
+
+
+def _static_size(shape: Any) -> int | None:
+    n = 1
+    for d in shape:
+        if not isinstance(d, tirx.IntImm):
+            return None
+        n *= int(d)
+    return n
+
+
+def _linear(index: list[Any], shape: Any) -> Any:
+    """The row-major element offset of `index` in a compact buffer of `shape`."""
+    off: Any = tirx.IntImm("int64", 0)
+    for i, d in zip(index, shape, strict=True):
+        off = off * tirx.Cast("int64", d) + tirx.Cast("int64", i)
+    return off
+
+
+def _same_offset(w: _Block, a: list[Any], a_shape: Any, b: list[Any], b_shape: Any) -> bool:
+    """In block w, index a of one buffer and index b of another are the same element offset
+    (proved over the block iterators' domains)."""
+    if len(a) != len(a_shape) or len(b) != len(b_shape):
+        return False
+    analyzer = tvm.sym.Analyzer()
+    for iv in w.realize.block.iter_vars:
+        analyzer.bind(iv.var, iv.dom)
+    return bool(analyzer.can_prove_equal(_linear(a, a_shape), _linear(b, b_shape)))
+
+
 def inplace_refusal(pf: tirx.PrimFunc, out_param: int, in_param: int) -> str | None:
     """Why writing parameter `out_param` into parameter `in_param`'s memory is unsafe for this
     kernel (see the module docstring), or None when it is safe."""
-    return _refusal(pf, out_param, in_param, forward=False)
+    return _refusal(pf, out_param, in_param, forward=False, by_offset=False)
+
+
+def overwrite_refusal(pf: tirx.PrimFunc, out_param: int, in_param: int) -> str | None:
+    """Why writing parameter `out_param` over exactly the bytes of `in_param` is unsafe, or
+    None when safe: what inplace_refusal asks, elements compared by their offset in memory
+    (a reshape kernel reads element k of its input where it writes element k of its output),
+    so the two buffers need only one dtype and one size."""
+    return _refusal(pf, out_param, in_param, forward=False, by_offset=True)
 
 
 def forward_refusal(pf: tirx.PrimFunc, out_param: int, in_param: int) -> str | None:
     """Why writing parameter `out_param` over `in_param`'s memory moved forward (the output
     starting at or before the input, both in one buffer's bytes) is unsafe, or None when safe.
 
-    Besides what writing it exactly over the input asks, the writing block runs its elements
+    Besides what writing it exactly over the input asks (overwrite_refusal), the writing block
+    runs its elements
     in memory order: serial (or unrolled, vectorized) loops from 0, one per dimension, binding
     the block's iterators in order, which index the output in order over its whole compact
     shape. The element of `out` written at step k then covers input elements at steps <= k,
     each read (at its own step, before that step's store) already."""
-    return _refusal(pf, out_param, in_param, forward=True)
+    return _refusal(pf, out_param, in_param, forward=True, by_offset=True)
 
 
 IN_ORDER = (tirx.ForKind.SERIAL, tirx.ForKind.UNROLLED, tirx.ForKind.VECTORIZED)
@@ -182,12 +229,15 @@ def _trivial(pred: Any) -> bool:
     return isinstance(pred, tirx.IntImm) and int(pred) == 1
 
 
-def _refusal(pf: tirx.PrimFunc, out_param: int, in_param: int, forward: bool) -> str | None:
+def _refusal(pf: tirx.PrimFunc, out_param: int, in_param: int, forward: bool,
+             by_offset: bool) -> str | None:
     params = list(pf.params)
     out, inp = params[out_param], params[in_param]
     if not all(isinstance(getattr(p, "ty", None), tirx.BufferType) for p in (out, inp)):
         return "a parameter is not a buffer"
-    if not _same_buffer_type(out, inp):
+    if by_offset and not _same_layout_size(out, inp):
+        return f"`{out.name}` and `{inp.name}` differ in size or dtype, or are not compact"
+    if not by_offset and not _same_buffer_type(out, inp):
         return f"`{out.name}` and `{inp.name}` differ in shape or dtype"
     walk = _Walk()
     walk.run(pf)
@@ -212,7 +262,9 @@ def _refusal(pf: tirx.PrimFunc, out_param: int, in_param: int, forward: bool) ->
         if out.same_as(buf):
             return f"block `{w.name}` reads `{out.name}`, which would then be `{inp.name}`"
         if inp.same_as(buf):
-            if not _same_index(idx, index):
+            same = (_same_offset(w, idx, inp.ty.shape, index, out.ty.shape) if by_offset
+                    else _same_index(idx, index))
+            if not same:
                 return (f"block `{w.name}` reads `{inp.name}` at another element than the one "
                         f"it writes")
             if k >= before:

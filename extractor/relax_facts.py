@@ -29,7 +29,7 @@ from .effect_table import (
     load_tir_effect_table,
 )
 from .facts import FactSet
-from .kernel_access import forward_refusal, inplace_refusal
+from .kernel_access import forward_refusal, overwrite_refusal
 
 log = logging.getLogger("aliaslog.effects")
 
@@ -780,7 +780,7 @@ class _RelaxExtractor:
             found = []
             for j in written:
                 for i in range(len(pf.params)):
-                    if i != j and inplace_refusal(pf, j, i) is None:
+                    if i != j and overwrite_refusal(pf, j, i) is None:
                         found.append((j, i, "same"))
                         if forward_refusal(pf, j, i) is None:
                             found.append((j, i, "forward"))
