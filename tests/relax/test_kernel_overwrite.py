@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 import pytest
 
@@ -11,7 +9,6 @@ tvm = pytest.importorskip("tvm")
 
 from tvm import relax  # noqa: E402
 from tvm.script import ir as I  # noqa: E402
-from tvm.script import relax as R  # noqa: E402
 from tvm.script import tirx as T  # noqa: E402
 
 from extractor.kernel_access import (  # noqa: E402
@@ -74,51 +71,6 @@ class Kernels:
                 vi, vj = T.axis.remap("SS", [i, j])
                 out[vi, vj] = a[vj, vi]
 
-    @R.function(pure=False)
-    def run_ascending(x: R.Tensor((2, 4), "float32")):
-        cls = Kernels
-        s = R.memory.alloc_storage(R.shape([96]), R.prim_value(0), R.str("global"),
-                                   R.dtype("float32"))
-        a = R.memory.alloc_tensor(s, R.prim_value(32), R.shape([2, 4]), R.dtype("float32"))
-        out = R.memory.alloc_tensor(s, R.prim_value(24), R.shape([2, 4]), R.dtype("float32"))
-        _ = cls.ascending(x, a)
-        _1 = cls.ascending(a, out)
-        return out
-
-    @R.function(pure=False)
-    def run_descending(x: R.Tensor((2, 4), "float32")):
-        cls = Kernels
-        s = R.memory.alloc_storage(R.shape([96]), R.prim_value(0), R.str("global"),
-                                   R.dtype("float32"))
-        a = R.memory.alloc_tensor(s, R.prim_value(32), R.shape([2, 4]), R.dtype("float32"))
-        out = R.memory.alloc_tensor(s, R.prim_value(24), R.shape([2, 4]), R.dtype("float32"))
-        _ = cls.ascending(x, a)
-        _1 = cls.descending(a, out)
-        return out
-
-
-    @R.function(pure=False)
-    def over_flatten(x: R.Tensor((2, 4), "float32")):
-        cls = Kernels
-        s = R.memory.alloc_storage(R.shape([96]), R.prim_value(0), R.str("global"),
-                                   R.dtype("float32"))
-        a = R.memory.alloc_tensor(s, R.prim_value(32), R.shape([2, 4]), R.dtype("float32"))
-        out = R.memory.alloc_tensor(s, R.prim_value(32), R.shape([8]), R.dtype("float32"))
-        _ = cls.ascending(x, a)
-        _1 = cls.flatten(a, out)
-        return out
-
-    @R.function(pure=False)
-    def over_transpose(x: R.Tensor((2, 4), "float32")):
-        cls = Kernels
-        s = R.memory.alloc_storage(R.shape([96]), R.prim_value(0), R.str("global"),
-                                   R.dtype("float32"))
-        a = R.memory.alloc_tensor(s, R.prim_value(32), R.shape([2, 4]), R.dtype("float32"))
-        out = R.memory.alloc_tensor(s, R.prim_value(32), R.shape([4, 2]), R.dtype("float32"))
-        _ = cls.ascending(x, a)
-        _1 = cls.transpose(a, out)
-        return out
-
 
 def _kernel(name: str):
     return Kernels[name]
@@ -142,26 +94,43 @@ def test_overwrite_compares_elements_by_offset(name: str, inplace: bool, same: b
     assert (forward_refusal(pf, 1, 0) is None) == forward
 
 
+def _over_its_input(name: str, out_at: int, out_shape: list[int]) -> np.ndarray:
+    """x plus one, put at byte 32 of a storage, then kernel `name` writing its output at byte
+    `out_at` of the same storage, run on the VM with x = 0..7."""
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorType([2, 4], "float32"))
+    with bb.function("main", [x], pure=False):
+        fill = bb.add_func(Kernels["ascending"], "plus_one")
+        kernel = bb.add_func(Kernels[name], name)
+        s = bb.emit(relax.op.memory.alloc_storage(relax.ShapeExpr([96]), 0, "global",
+                                                  "float32"))
+        a = bb.emit(relax.op.memory.alloc_tensor(s, 32, relax.ShapeExpr([2, 4]), "float32"))
+        out = bb.emit(relax.op.memory.alloc_tensor(s, out_at, relax.ShapeExpr(out_shape),
+                                                   "float32"))
+        bb.emit(relax.Call(fill, [x, a]))
+        bb.emit(relax.Call(kernel, [a, out]))
+        bb.emit_func_output(out)
+    vm = relax.VirtualMachine(relax.build(bb.get(), "llvm"), tvm.cpu())
+    return vm["main"](tvm.runtime.tensor(X)).numpy()
+
+
+X = np.arange(8, dtype="float32").reshape(2, 4)
+
+
 @pytest.mark.parametrize("name", ["ascending", "descending"])
 def test_forward_safety_holds_on_the_vm(name: str) -> None:
-    """x copied into a storage at byte 32 (plus one), then the kernel writes its output 8 bytes
-    before it: an ascending kernel computes x + 2; a descending one reads input elements its
-    own output already overwrote."""
-    x = np.arange(8, dtype="float32").reshape(2, 4)
-    vm = relax.VirtualMachine(relax.build(Kernels, "llvm"), tvm.cpu())
-    got = vm[f"run_{name}"](tvm.runtime.tensor(x)).numpy()
-    assert np.array_equal(got, x + 2) == (forward_refusal(_kernel(name), 1, 0) is None)
+    """Written 8 bytes before its input: an ascending kernel computes x + 2; a descending one
+    reads input elements its own output already overwrote."""
+    got = _over_its_input(name, 24, [2, 4])
+    assert np.array_equal(got, X + 2) == (forward_refusal(_kernel(name), 1, 0) is None)
 
 
-@pytest.mark.parametrize(("name", "want"), [
-    ("flatten", lambda x: (x + 1).reshape(8)),
-    ("transpose", lambda x: (x + 1).T),
+@pytest.mark.parametrize(("name", "shape", "want"), [
+    ("flatten", [8], (X + 1).reshape(8)),
+    ("transpose", [4, 2], (X + 1).T),
 ])
-def test_overwrite_safety_holds_on_the_vm(name: str,
-                                          want: Callable[[np.ndarray], np.ndarray]) -> None:
+def test_overwrite_safety_holds_on_the_vm(name: str, shape: list[int], want: np.ndarray) -> None:
     """Written over the very bytes of its input, a flatten computes its result; a transpose
     reads elements it already overwrote."""
-    x = np.arange(8, dtype="float32").reshape(2, 4)
-    vm = relax.VirtualMachine(relax.build(Kernels, "llvm"), tvm.cpu())
-    got = vm[f"over_{name}"](tvm.runtime.tensor(x)).numpy()
-    assert np.array_equal(got, want(x)) == (overwrite_refusal(_kernel(name), 1, 0) is None)
+    got = _over_its_input(name, 32, shape)
+    assert np.array_equal(got, want) == (overwrite_refusal(_kernel(name), 1, 0) is None)
