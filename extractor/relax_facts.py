@@ -141,7 +141,8 @@ def extract_relax(mod: tvm.IRModule, effects: dict[str, Effect] | None = None,
     RewriteDataflowReshape made (before it, a reshape not bound to a dataflow variable becomes
     a copying kernel); once CallTIRRewrite has, kernels called directly are its lowering of
     call_tir / call_tir_inplace, and an argument a kernel updates is the call's result (before
-    it, a direct call is the program's own: the argument still names the value it destroyed)."""
+    it, a direct call is the program's own: the argument still names the value it destroyed,
+    unless its function is marked force_pure, as RemovePurityChecking leaves it)."""
     return _RelaxExtractor(mod, effects if effects is not None else load_relax_effects(),
                            tir_effects if tir_effects is not None else load_tir_effects(),
                            entries, param_modes or {}, after).run()
@@ -348,6 +349,9 @@ class _RelaxExtractor:
         self.prim_writes: dict[str, tuple[list[int], bool]] = {}
         self.prim_reads: dict[str, set[int]] = {}
         self.prim_overwrite: dict[str, list[tuple[int, int, str]]] = {}
+        # functions marked force_pure: RemovePurityChecking's mark, so the kernels they call
+        # directly are TVM's lowering (as in a module saved from relax.build's pipeline)
+        self.force_pure: set[str] = set()
         self.literals: set[str] = set()  # ids of function literals (nested functions)
         self.relax_funcs = relax_functions(mod)
         if entries is None:
@@ -406,6 +410,8 @@ class _RelaxExtractor:
         f.add("node", fid, "fn", fid)
         force = fn.attrs is not None and bool(fn.attrs.get("relax.force_pure", False))
         f.add("func_purity", fid, "force_pure" if force else "pure" if fn.is_pure else "impure")
+        if force:
+            self.force_pure.add(fid)
         for i, p in enumerate(fn.params):
             pid = self.nid(p)
             f.add("param", fid, i, pid)
@@ -629,7 +635,8 @@ class _RelaxExtractor:
             target = self.mod[op]
             arg_ids = args_of(args)
             if isinstance(target, tirx.PrimFunc):
-                self.primfunc_call(n, str(op.name_hint), target, arg_ids)
+                self.primfunc_call(n, str(op.name_hint), target, arg_ids,
+                                   lowered=self.rewritten or func in self.force_pure)
                 self.result(c, n)
                 return n
             callee = use(op)
@@ -792,13 +799,15 @@ class _RelaxExtractor:
             self.prim_reads[name] = read_params(pf, self.tir_effects)
         return self.prim_reads[name]
 
-    def primfunc_call(self, n: str, name: str, pf: tirx.PrimFunc, arg_ids: list[str]) -> None:
+    def primfunc_call(self, n: str, name: str, pf: tirx.PrimFunc, arg_ids: list[str],
+                      lowered: bool) -> None:
         """A direct DPS call of a PrimFunc: it fills the parameters it only writes. One the
         program makes itself also updates in place those it reads and writes (their old value
-        is gone); one CallTIRRewrite made fills them too (a lowered call_tir_inplace, whose
-        result later code reads under the argument's name)."""
+        is gone); one TVM's lowering made (`lowered`: after CallTIRRewrite, or in a function
+        RemovePurityChecking marked force_pure) fills them too (a lowered call_tir_inplace,
+        whose result later code reads under the argument's name)."""
         written, opaque = self.prim_written(name, pf)
-        read = set() if self.rewritten else self.prim_read(name, pf)
+        read = set() if lowered else self.prim_read(name, pf)
         self.op_call(n, "primfunc", f"@{name}", "unknown" if opaque else "writes")
         for i in written:
             if i < len(arg_ids):

@@ -168,6 +168,41 @@ def test_a_kernel_called_directly_updates_what_it_reads_and_writes():
     assert {how for _, _, how in rewritten.facts.rows["mem_write"]} == {"dps"}
 
 
+def test_a_module_saved_after_lowering_reads_its_kernels_as_tvm_made_them():
+    """A module saved from relax.build's pipeline (here at `lowered`, where KillAfterLastUse
+    has left `cls.inc(alloc)` then reads of `alloc`) is checked as given: its functions are
+    marked force_pure, so the kernels they call directly are TVM's lowering, whose written
+    arguments name the new value."""
+    from tvm.script import ir as I
+    from tvm.script import relax as R
+    from tvm.script import tirx as T
+
+    @I.ir_module(s_tir=True)
+    class Mod:
+        @T.prim_func(private=True, s_tir=True)
+        def inc(a: T.Buffer((4,), "float32")):
+            for i in range(4):
+                with T.sblock("b"):
+                    vi = T.axis.remap("S", [i])
+                    a[vi] = a[vi] + T.float32(1)
+
+        @R.function
+        def main(x: R.Tensor((4,), "float32")):
+            cls = Mod
+            with R.dataflow():
+                y = R.add(x, x)
+                z = R.call_tir_inplace(cls.inc, (y,), inplace_indices=[0],
+                                       out_ty=R.Tensor((4,), "float32"))
+                w = R.multiply(z, z)
+                R.output(w)
+            return w
+
+    saved = to_point(Mod, "lowered")
+    assert "relax.force_pure" in saved.script()
+    assert [v.kind for v in check_module(saved, ("input",)).violations] == []
+    assert {how for _, _, how in extract_relax(saved).facts.rows["mem_write"]} == {"dps"}
+
+
 def test_relax_facts_run_in_souffle_as_they_are(tmp_path):
     if souffle_executable() is None:
         pytest.skip("souffle is not on PATH")
