@@ -12,6 +12,12 @@ blocks (the s_tir form LegalizeOps, FuseTIR and TOPI produce), conservatively:
     `out` (match_buffer, DeclBuffer), and `in` is not written.
 An elementwise or injective kernel whose output index is its input index passes; a transpose,
 a reduction or a matmul that reads other elements afterwards does not. Every refusal says why.
+
+That is VerifiedInplace's question (inplace_refusal: one shape). `write-overlap` asks it of
+tensors a lowered module already placed in one storage: overwrite_refusal compares elements
+by their offset in memory (a flatten writes element k where it reads element k), and
+forward_refusal allows the output to start before the input when the kernel writes in memory
+order.
 """
 
 from __future__ import annotations
