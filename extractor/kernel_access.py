@@ -1,4 +1,10 @@
-"""Whether a TIR kernel may write one of its outputs into the memory of one of its inputs.
+"""What a TIR kernel reads and writes of its parameters, and whether it may write one of its
+outputs into the memory of one of its inputs.
+
+written_params / read_params: the parameters a kernel's body may store into and load from
+(through views of them; a packed call the TIR effect table describes writes its written
+positions, any other call given a data pointer may do anything). The extractor makes facts of
+them (a direct call updates in place what the kernel both reads and writes).
 
 Writing output `out` into input `in` is safe for a kernel when every element of `in` is last
 read no later than the element of `out` that overwrites it is written. Decided on the kernel's
@@ -23,6 +29,7 @@ order.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import tvm
@@ -31,12 +38,24 @@ import tvm_ffi
 from tvm import s_tir, tirx
 from tvm.ir.expr import TensorLoad  # what a BufferLoad is in 0.27: .source, .indices
 
-# TIR calls that hand a buffer's address to code the analysis cannot see.
+from .effect_table import EffectSource, TirCallEffect, load_tir_effect_table
+
+# TIR calls that hand a buffer's address to code the analysis cannot see: they may read and
+# write through its data pointer without a BufferLoad or BufferStore.
 POINTER_CALLS = frozenset({
     "tirx.call_extern", "tirx.call_packed", "tirx.call_cpacked", "tirx.tvm_call_packed",
     "tirx.tvm_call_cpacked", "tirx.call_llvm_intrin", "tirx.tvm_access_ptr", "tirx.address_of",
     "tirx.tvm_call_packed_lowered", "tirx.tvm_call_cpacked_lowered",
 })
+# Of those, the packed calls: args[0] names the function, which the TIR effect table describes.
+TIR_PACKED_CALLS = frozenset({"tirx.call_packed", "tirx.call_cpacked", "tirx.tvm_call_packed",
+                              "tirx.tvm_call_cpacked"})
+DEFAULT_TIR_EFFECTS = Path(__file__).with_name("tir_packed_effects.tsv")
+
+
+def load_tir_effects(*paths: EffectSource) -> dict[str, TirCallEffect]:
+    """The table of packed functions TIR kernels call: shipped defaults, then `paths`."""
+    return load_tir_effect_table(DEFAULT_TIR_EFFECTS, *paths)
 
 
 @dataclass
@@ -282,3 +301,116 @@ def _refusal(pf: tirx.PrimFunc, out_param: int, in_param: int, forward: bool,
             return (f"block `{b.name}` reads `{inp.name}` after or while block `{w.name}` "
                     f"writes `{out.name}`")
     return _in_memory_order(w, out, index) if forward else None
+
+
+# ------------------------------------------------ which parameters a kernel writes and reads
+
+
+@dataclass
+class _BufferAccess:
+    """What a PrimFunc body stores into and loads from, by buffer, before naming parameters."""
+    alias: dict[Any, Any] = field(default_factory=dict)  # a view buffer -> what it views
+    stores: list[Any] = field(default_factory=list)
+    loads: list[Any] = field(default_factory=list)
+    opaque: bool = False  # a call that takes data pointers and no table describes
+
+    def params(self, pf: tirx.PrimFunc, buffers: list[Any]) -> set[int]:
+        """The indices of the parameters the buffers are (or view)."""
+        index = {p: i for i, p in enumerate(pf.params)}
+        out: set[int] = set()
+        for b in buffers:
+            for _ in range(64):
+                if b in index or b not in self.alias:
+                    break
+                b = self.alias[b]
+            if b in index:
+                out.add(index[b])
+        return out
+
+
+def _buffer_access(pf: tirx.PrimFunc, table: dict[str, TirCallEffect]) -> _BufferAccess:
+    """One walk of the body: stores, loads, views of parameters and opaque calls."""
+    acc = _BufferAccess()
+
+    def on_decl(d: Any) -> None:
+        dat = d.data
+        if (isinstance(dat, tvm.ir.Call) and isinstance(dat.op, tvm.ir.Op)
+                and dat.op.name == "tirx.buffer_data"):
+            acc.alias[d.buffer] = dat.args[0]
+
+    def on_match(m: Any) -> None:
+        src = m.source
+        acc.alias[m.buffer] = src.source if hasattr(src, "source") else src.buffer
+
+    def on_call(c: Any) -> None:
+        if not (isinstance(c.op, tvm.ir.Op) and c.op.name in POINTER_CALLS):
+            return
+        for a in c.args:  # a buffer a call is given may be read by it
+            acc.loads.extend(_buffers_in(a))
+        described = _described_writes(c, table)
+        if described is None:
+            acc.opaque = True
+        else:
+            acc.stores.extend(described)
+
+    tvm_ffi.structural_walk(pf.body, [(tirx.DeclBuffer, on_decl),
+                                      (s_tir.MatchBufferRegion, on_match),
+                                      (tirx.BufferStore, lambda st: acc.stores.append(st.buffer)),
+                                      (tvm.ir.TensorLoad, lambda ld: acc.loads.append(ld.source)),
+                                      (tvm.ir.Call, on_call)])
+    return acc
+
+
+def written_params(pf: tirx.PrimFunc,
+                   tir_effects: dict[str, TirCallEffect] | None = None) -> tuple[list[int], bool]:
+    """Indices of the PrimFunc parameters its body may write, and whether an opaque call does.
+
+    A BufferStore into a parameter, or into a DeclBuffer / match_buffer view of one, writes it.
+    A packed call the TIR effect table describes writes the buffers at its written positions;
+    any other call that takes data pointers (extern, packed, address_of) may write them all.
+    """
+    acc = _buffer_access(pf, tir_effects if tir_effects is not None else load_tir_effects())
+    if acc.opaque:
+        return list(range(len(pf.params))), True
+    return sorted(acc.params(pf, acc.stores)), False
+
+
+def read_params(pf: tirx.PrimFunc,
+                tir_effects: dict[str, TirCallEffect] | None = None) -> set[int]:
+    """Indices of the PrimFunc parameters whose contents its body may load (or give a call).
+
+    A parameter the kernel writes and reads is updated in place (its old value is consumed);
+    one it only writes is a destination.
+    """
+    acc = _buffer_access(pf, tir_effects if tir_effects is not None else load_tir_effects())
+    if acc.opaque:
+        return set(range(len(pf.params)))
+    return acc.params(pf, acc.loads)
+
+
+def _buffers_in(e: Any) -> list[Any]:
+    """The buffers an argument expression of a TIR call mentions (e.g. via tvm_stack_make_array)."""
+    found: list[Any] = []
+    tvm_ffi.structural_walk(e, [(tvm.ir.Var, lambda v: found.append(v)
+                                 if isinstance(v.ty, tirx.BufferType) else None)])
+    return found
+
+
+def _described_writes(c: Any, table: dict[str, TirCallEffect]) -> list[Any] | None:
+    """Buffers a described packed call writes, or None when the table cannot say."""
+    if c.op.name not in TIR_PACKED_CALLS or not c.args or \
+            not isinstance(c.args[0], tvm.ir.StringImm):
+        return None
+    effect = table.get(str(c.args[0].value))
+    if effect is None:
+        return None
+    written: list[Any] = []
+    for pos, arg in enumerate(c.args[1:]):
+        buffers = _buffers_in(arg)
+        if not buffers:
+            continue
+        if pos in effect.writes:
+            written += buffers
+        elif pos not in effect.reads:
+            return None  # a buffer where the table expects none: not the described signature
+    return written

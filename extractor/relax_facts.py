@@ -16,7 +16,7 @@ from typing import Any
 
 import tvm
 import tvm_ffi
-from tvm import relax, s_tir, tirx
+from tvm import relax, tirx
 
 from .effect_table import (
     DECLARED,
@@ -26,15 +26,20 @@ from .effect_table import (
     ExtractError,
     TirCallEffect,
     load_effect_table,
-    load_tir_effect_table,
 )
 from .facts import FactSet
-from .kernel_access import forward_refusal, overwrite_refusal
+from .kernel_access import (
+    forward_refusal,
+    load_tir_effects,
+    overwrite_refusal,
+    read_params,
+    written_params,
+)
 
 log = logging.getLogger("aliaslog.effects")
 
 DEFAULT_RELAX_EFFECTS = Path(__file__).with_name("relax_effects.tsv")
-DEFAULT_TIR_EFFECTS = Path(__file__).with_name("tir_packed_effects.tsv")
+
 
 # Packed functions LegalizeOps calls in place of an op: the same call, for comparing passes.
 LEGALIZED_FROM = {"relax.run.print": "relax.print", "relax.run.assert_op": "relax.assert_op"}
@@ -57,15 +62,6 @@ INVOKE_CLOSURE = "invoke_closure"
 # Byte offsets and sizes the rules see exactly; larger ones are "unknown: overlaps everything"
 # (the rules' arithmetic is 32-bit).
 MAX_EXTENT = 1 << 28
-# TIR calls that may write through a buffer's data pointer without a BufferStore.
-OPAQUE_TIR_CALLS = frozenset({
-    "tirx.call_extern", "tirx.call_packed", "tirx.call_cpacked", "tirx.tvm_call_packed",
-    "tirx.tvm_call_cpacked", "tirx.call_llvm_intrin", "tirx.tvm_access_ptr", "tirx.address_of",
-    "tirx.tvm_call_packed_lowered", "tirx.tvm_call_cpacked_lowered",
-})
-# Of those, the packed calls: args[0] names the function, which the TIR effect table describes.
-TIR_PACKED_CALLS = frozenset({"tirx.call_packed", "tirx.call_cpacked", "tirx.tvm_call_packed",
-                              "tirx.tvm_call_cpacked"})
 
 
 def load_relax_effects(*sources: EffectSource) -> dict[str, Effect]:
@@ -96,11 +92,6 @@ def _warn_unknown(user: dict[str, Effect], shipped: dict[str, Effect]) -> None:
         hint = f"; did you mean `{close[0]}`?" if close else ""
         log.warning("op effects: `%s` (%s) is no Relax operator or registered packed "
                     "function%s", name, user[name].where, hint)
-
-
-def load_tir_effects(*paths: EffectSource) -> dict[str, TirCallEffect]:
-    """The table of packed functions TIR kernels call: shipped defaults, then `paths`."""
-    return load_tir_effect_table(DEFAULT_TIR_EFFECTS, *paths)
 
 
 @dataclass
@@ -215,116 +206,6 @@ def _cast_cannot_fail(b: relax.MatchCast) -> bool:
     """The value's static type already is the cast's type, so the run-time check passes."""
     ty = getattr(b.value, "ty", None)
     return ty is not None and bool(tvm_ffi.structural_equal(ty, b.ty))
-
-
-@dataclass
-class _BufferAccess:
-    """What a PrimFunc body stores into and loads from, by buffer, before naming parameters."""
-    alias: dict[Any, Any] = field(default_factory=dict)  # a view buffer -> what it views
-    stores: list[Any] = field(default_factory=list)
-    loads: list[Any] = field(default_factory=list)
-    opaque: bool = False  # a call that takes data pointers and no table describes
-
-    def params(self, pf: tirx.PrimFunc, buffers: list[Any]) -> set[int]:
-        """The indices of the parameters the buffers are (or view)."""
-        index = {p: i for i, p in enumerate(pf.params)}
-        out: set[int] = set()
-        for b in buffers:
-            for _ in range(64):
-                if b in index or b not in self.alias:
-                    break
-                b = self.alias[b]
-            if b in index:
-                out.add(index[b])
-        return out
-
-
-def _buffer_access(pf: tirx.PrimFunc, table: dict[str, TirCallEffect]) -> _BufferAccess:
-    """One walk of the body: stores, loads, views of parameters and opaque calls."""
-    acc = _BufferAccess()
-
-    def on_decl(d: Any) -> None:
-        dat = d.data
-        if (isinstance(dat, tvm.ir.Call) and isinstance(dat.op, tvm.ir.Op)
-                and dat.op.name == "tirx.buffer_data"):
-            acc.alias[d.buffer] = dat.args[0]
-
-    def on_match(m: Any) -> None:
-        src = m.source
-        acc.alias[m.buffer] = src.source if hasattr(src, "source") else src.buffer
-
-    def on_call(c: Any) -> None:
-        if not (isinstance(c.op, tvm.ir.Op) and c.op.name in OPAQUE_TIR_CALLS):
-            return
-        for a in c.args:  # a buffer a call is given may be read by it
-            acc.loads.extend(_buffers_in(a))
-        described = _described_writes(c, table)
-        if described is None:
-            acc.opaque = True
-        else:
-            acc.stores.extend(described)
-
-    tvm_ffi.structural_walk(pf.body, [(tirx.DeclBuffer, on_decl),
-                                      (s_tir.MatchBufferRegion, on_match),
-                                      (tirx.BufferStore, lambda st: acc.stores.append(st.buffer)),
-                                      (tvm.ir.TensorLoad, lambda ld: acc.loads.append(ld.source)),
-                                      (tvm.ir.Call, on_call)])
-    return acc
-
-
-def written_params(pf: tirx.PrimFunc,
-                   tir_effects: dict[str, TirCallEffect] | None = None) -> tuple[list[int], bool]:
-    """Indices of the PrimFunc parameters its body may write, and whether an opaque call does.
-
-    A BufferStore into a parameter, or into a DeclBuffer / match_buffer view of one, writes it.
-    A packed call the TIR effect table describes writes the buffers at its written positions;
-    any other call that takes data pointers (extern, packed, address_of) may write them all.
-    """
-    acc = _buffer_access(pf, tir_effects if tir_effects is not None else load_tir_effects())
-    if acc.opaque:
-        return list(range(len(pf.params))), True
-    return sorted(acc.params(pf, acc.stores)), False
-
-
-def read_params(pf: tirx.PrimFunc,
-                tir_effects: dict[str, TirCallEffect] | None = None) -> set[int]:
-    """Indices of the PrimFunc parameters whose contents its body may load (or give a call).
-
-    A parameter the kernel writes and reads is updated in place (its old value is consumed);
-    one it only writes is a destination.
-    """
-    acc = _buffer_access(pf, tir_effects if tir_effects is not None else load_tir_effects())
-    if acc.opaque:
-        return set(range(len(pf.params)))
-    return acc.params(pf, acc.loads)
-
-
-def _buffers_in(e: Any) -> list[Any]:
-    """The buffers an argument expression of a TIR call mentions (e.g. via tvm_stack_make_array)."""
-    found: list[Any] = []
-    tvm_ffi.structural_walk(e, [(tvm.ir.Var, lambda v: found.append(v)
-                                 if isinstance(v.ty, tirx.BufferType) else None)])
-    return found
-
-
-def _described_writes(c: Any, table: dict[str, TirCallEffect]) -> list[Any] | None:
-    """Buffers a described packed call writes, or None when the table cannot say."""
-    if c.op.name not in TIR_PACKED_CALLS or not c.args or \
-            not isinstance(c.args[0], tvm.ir.StringImm):
-        return None
-    effect = table.get(str(c.args[0].value))
-    if effect is None:
-        return None
-    written: list[Any] = []
-    for pos, arg in enumerate(c.args[1:]):
-        buffers = _buffers_in(arg)
-        if not buffers:
-            continue
-        if pos in effect.writes:
-            written += buffers
-        elif pos not in effect.reads:
-            return None  # a buffer where the table expects none: not the described signature
-    return written
 
 
 class _RelaxExtractor:

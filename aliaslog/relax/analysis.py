@@ -19,12 +19,8 @@ from tvm import relax
 
 from datalog_rules import RELAX_MAIN
 from extractor.effect_table import effect_sources
-from extractor.relax_facts import (
-    RelaxExtraction,
-    extract_relax,
-    load_relax_effects,
-    load_tir_effects,
-)
+from extractor.kernel_access import load_tir_effects
+from extractor.relax_facts import RelaxExtraction, extract_relax, load_relax_effects
 from extractor.relax_load import point_passes, require_well_formed, to_point
 from extractor.runtime import gc_paused
 

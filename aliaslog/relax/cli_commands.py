@@ -187,7 +187,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 def cmd_facts(args: argparse.Namespace) -> int:
     """Write a Relax module's facts, at one extraction point, into a fresh directory."""
-    from extractor.relax_facts import extract_relax, load_relax_effects, load_tir_effects
+    from extractor.kernel_access import load_tir_effects
+    from extractor.relax_facts import extract_relax, load_relax_effects
 
     mod = to_point(load_relax_module(args.file, args.module), args.at)
     extraction = extract_relax(mod, load_relax_effects(*args.op_effects),

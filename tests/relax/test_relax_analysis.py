@@ -21,7 +21,8 @@ from aliaslog.relax import (  # noqa: E402
     compare_modules,
 )
 from extractor.effect_table import ExtractError  # noqa: E402
-from extractor.relax_facts import extract_relax, written_params  # noqa: E402
+from extractor.kernel_access import written_params  # noqa: E402
+from extractor.relax_facts import extract_relax  # noqa: E402
 from extractor.relax_load import (  # noqa: E402
     load_relax_module,
     load_relax_modules,

@@ -16,7 +16,8 @@ from tvm import relax  # noqa: E402
 from aliaslog.cli import main  # noqa: E402
 from aliaslog.relax import analyze_relax, check_module  # noqa: E402
 from extractor.effect_table import ExtractError  # noqa: E402
-from extractor.relax_facts import extract_relax, load_tir_effects, written_params  # noqa: E402
+from extractor.kernel_access import load_tir_effects, written_params  # noqa: E402
+from extractor.relax_facts import extract_relax  # noqa: E402
 from extractor.relax_load import load_relax_module, to_point  # noqa: E402
 from tests.support import paths  # noqa: E402
 from tests.support.options import EMBEDDED  # noqa: E402

@@ -225,7 +225,7 @@ def _folds_a_write(mod: Any) -> bool:
     import tvm
     from tvm import relax
 
-    from extractor.relax_facts import written_params
+    from extractor.kernel_access import written_params
 
     folded: set[str] = set()  # variables FoldConstant makes constants
 
