@@ -169,6 +169,39 @@ def test_a_kernel_called_directly_updates_what_it_reads_and_writes():
     assert {how for _, _, how in rewritten.facts.rows["mem_write"]} == {"dps"}
 
 
+def test_the_outputs_of_a_split_are_memory_an_inplace_write_destroys():
+    """A call's outputs (the parts `R.split` allocates) run where the call does: each is an
+    object the tuple holds, so writing one part in place and reading its old name after is
+    found (the points-to core once placed them in the call's "function", and lost them)."""
+    from tvm.script import ir as I
+    from tvm.script import relax as R
+    from tvm.script import tirx as T
+
+    @I.ir_module(s_tir=True)
+    class Mod:
+        @T.prim_func(private=True, s_tir=True)
+        def inc(a: T.Buffer((3,), "float32")):
+            for i in range(3):
+                with T.sblock("b"):
+                    vi = T.axis.remap("S", [i])
+                    a[vi] = a[vi] + T.float32(1)
+
+        @R.function
+        def main(x: R.Tensor((6,), "float32")):
+            cls = Mod
+            with R.dataflow():
+                parts = R.split(x, 2)
+                a = parts[0]
+                b = R.call_tir_inplace(cls.inc, (a,), out_ty=R.Tensor((3,), "float32"),
+                                       inplace_indices=[0])
+                c = R.add(a, b)
+                R.output(c)
+            return c
+
+    [v] = check_module(Mod, ("input",)).violations
+    assert (v.kind, v.var.name if v.var else None) == ("inplace-live", "a")
+
+
 def test_a_module_saved_after_lowering_reads_its_kernels_as_tvm_made_them():
     """A module saved from relax.build's pipeline (here at `lowered`, where KillAfterLastUse
     has left `cls.inc(alloc)` then reads of `alloc`) is checked as given: its functions are
