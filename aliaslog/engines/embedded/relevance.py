@@ -44,6 +44,7 @@ from aliaslog.engines.dialect.ast import (
 )
 from aliaslog.engines.dialect.elaborate import map_atoms
 from aliaslog.engines.dialect.program import Program
+from aliaslog.engines.embedded.constant_columns import drop_constant_columns
 from extractor.tsv import Row
 
 
@@ -96,7 +97,7 @@ def relevant(program: Program, clauses: list[Clause], wanted: set[str]
                                       tuple(sorted(joins.get(name, {}).items())))
     if keep_cols:
         kept = [_project(c, keep_cols) for c in kept]
-    return _unfold_copies(program, kept, wanted), inputs
+    return _unfold_copies(program, drop_constant_columns(program, kept, wanted), wanted), inputs
 
 
 def _needed(clauses: list[Clause], wanted: set[str]) -> list[Clause]:
@@ -200,31 +201,40 @@ def _fix_var(c: Clause, name: str, const) -> Clause:
 def _unfold_copies(program: Program, clauses: list[Clause], wanted: set[str]) -> list[Clause]:
     """Derive straight into S what a private relation R only passes on by `S(x..) :- R(x..)`.
 
-    R must be derived, unrequested, and read nowhere else; S's rows are then the same (R's
-    rows plus S's other rules) without R's rows ever being built.
+    R must be derived and unrequested, and either read nowhere else (S's rows are then the
+    same: R's rows plus S's other rules) or the copy is S's only rule (S is R: R's rules
+    derive S and R's readers read S). Either way R's rows are never built twice.
     """
     uses: dict[str, list[Clause]] = {}
     for c in clauses:
         for a in _body_atoms(c):
             uses.setdefault(a.rel, []).append(c)
+    rules: dict[str, int] = {}
+    for c in clauses:
+        for h in c.heads:
+            rules[h.rel] = rules.get(h.rel, 0) + 1
     renames: dict[str, str] = {}
     copies: set[int] = set()
     for name, users in uses.items():
         rel = program.relations[name]
-        if name in wanted or rel.inputs or rel.eqrel or rel.printsize or len(users) != 1:
+        if name in wanted or rel.inputs or rel.eqrel or rel.printsize:
             continue
-        c = users[0]
-        if c.body is None or len(c.body) != 1 or len(c.body[0]) != 1 or len(c.heads) != 1:
-            continue
-        (lit,), head = c.body[0], c.heads[0]
-        if not isinstance(lit, Atom) or head.rel == name or program.relations[head.rel].eqrel:
-            continue
-        names = [t.name if isinstance(t, Var) else None for t in lit.args]
-        if None in names or len(set(names)) != len(names) or len(head.args) != len(names) \
-                or [t.name if isinstance(t, Var) else None for t in head.args] != names:
-            continue
-        renames[name] = head.rel
-        copies.add(id(c))
+        for c in users:
+            if c.body is None or len(c.body) != 1 or len(c.body[0]) != 1 or len(c.heads) != 1:
+                continue
+            (lit,), head = c.body[0], c.heads[0]
+            if not isinstance(lit, Atom) or lit.rel != name or head.rel == name \
+                    or program.relations[head.rel].eqrel or head.rel in renames:
+                continue
+            if len(users) != 1 and (rules[head.rel] != 1 or program.relations[head.rel].inputs):
+                continue
+            names = [t.name if isinstance(t, Var) else None for t in lit.args]
+            if None in names or len(set(names)) != len(names) or len(head.args) != len(names) \
+                    or [t.name if isinstance(t, Var) else None for t in head.args] != names:
+                continue
+            renames[name] = head.rel
+            copies.add(id(c))
+            break
     if not renames:
         return clauses
 
@@ -235,12 +245,17 @@ def _unfold_copies(program: Program, clauses: list[Clause], wanted: set[str]) ->
             name = renames[name]
         return name
 
+    def rename(a: Atom) -> Atom:
+        return Atom(target(a.rel), a.args, a.span)
+
     out = []
     for c in clauses:
         if id(c) in copies:
             continue
-        heads = [Atom(target(h.rel), h.args, h.span) for h in c.heads]
-        out.append(Clause(heads, c.body, c.span))
+        heads = [map_atoms(h, rename) for h in c.heads]
+        body = None if c.body is None else [[map_atoms(lit, rename) for lit in conj]
+                                           for conj in c.body]
+        out.append(Clause(heads, body, c.span))
     return out
 
 
