@@ -194,7 +194,7 @@ NEW_SHAPES = {"closure:local", "closure:make_closure", "invoke", "invoke:by-name
               "closure-writes-param", "view_off:offset", "view_off:0", "permute:general",
               "permute:unit", "lowered", "alloc:overlap", "alloc:disjoint", "dps:sum2",
               "inplace_packed:inc_ip", "inplace_packed:acc_ip", "inplace_packed:mystery_ip",
-              "opaque-call", "dataflow", "binding-block"}
+              "opaque-call", "dataflow", "binding-block", "split", "split:part-written"}
 
 
 def test_the_generator_makes_every_shape_as_json_with_a_meaning():

@@ -373,7 +373,7 @@ def features(spec: dict[str, Any]) -> list[str]:
         f = fns.get(s.get("attr", {}).get("fn", ""))
         if f is not None and s["op"] in ("call", "closure"):
             out |= _writes_params(f)
-    out |= _overlaps(spec)
+    out |= _overlaps(spec) | _split_parts_written(spec)
     if opaque_calls(spec):
         out.add("opaque-call")
     out.add("lowered" if spec.get("lowered") else
@@ -395,6 +395,17 @@ def _writes_params(f: dict[str, Any]) -> set[str]:
                 if s["var"] == f["outputs"][0]:
                     out.add(f"{f['kind']}-returns-written")
     return out
+
+
+def _split_parts_written(spec: dict[str, Any]) -> set[str]:
+    """split:part-written: a part an `R.split` made, then written in place (a call's outputs
+    are memory of their own that a write destroys)."""
+    stmts = _all_stmts(spec)
+    parts = {s["var"] for s in stmts if s["op"] == "get"
+             and any(t["var"] == s["args"][0] and t["op"] == "split" for t in stmts)}
+    written = {w for s in stmts for w in (s["args"][:1] if s["op"] == "inplace" else
+                                          s["args"][-1:] if s["op"] == "inplace_packed" else [])}
+    return {"split:part-written"} if parts & written else set()
 
 
 def _overlaps(spec: dict[str, Any]) -> set[str]:

@@ -4,10 +4,11 @@ A spec is an entry function `main` over float32 tensors, and the Relax functions
 (`functions`: private helpers it calls, closure bodies it captures tensors into). `main` is
 either value-level — parameters, straight-line statements (ops, views, views at byte offsets,
 identity copies that lowering turns into views, transposes, `call_tir` / `call_tir_inplace` of
-generated kernels, tuples, `call_pure_packed` / `call_inplace_packed` of the packed functions
-registered here, constants, helper calls, closures and their invocations) in one dataflow block
-or a plain binding block — or `lowered` (`pure=False`): hand-written storages, tensors
-allocated in them at byte offsets, and destination-passing kernel calls into those tensors.
+generated kernels, `R.split` into parts, tuples, `call_pure_packed` / `call_inplace_packed` of
+the packed functions registered here, constants, helper calls, closures and their invocations)
+in one dataflow block or a plain binding block — or `lowered` (`pure=False`): hand-written
+storages, tensors allocated in them at byte offsets, and destination-passing kernel calls into
+those tensors.
 
 `render` prints a spec as a TVMScript file; `evaluate` is the reference semantics: every value
 is a fresh value (an in-place call, a packed function that writes, a helper or closure that
@@ -50,7 +51,7 @@ INPLACE_KERNELS = ("inc", "addto")  # call_tir_inplace: a += 1, a += b
 DPS_KERNELS = (*KERNELS, "sum2")  # lowered kernel calls f(inputs..., out); sum2: out = a + b
 # ops legalized to TVM's own kernels, which take tensors at byte offset 0 only
 LEGALIZED = frozenset({"binop", "scalar", "permute", "astype", "slice", "concat1", "expand",
-                       "squeeze", "flatten"})
+                       "squeeze", "flatten", "split"})
 
 Type = list  # ["T", [dims...]], ["Tup", [types...]], ["Clo", fn, inner], ["S", bytes], ["U"]
 
@@ -113,6 +114,12 @@ def stmt_type(op: str, args: list[Type], attr: dict[str, Any],
     if op == "storage":
         need(not args and attr["size"] > 0)
         return ["S", attr["size"]]
+    if op == "split":  # equal parts along an axis, each in memory of its own
+        need(len(ts) == len(args) == 1)
+        dims, ax, k = list(args[0][1]), attr["axis"], attr["sections"]
+        need(0 <= ax < len(dims) and k >= 2 and dims[ax] % k == 0)
+        dims[ax] //= k
+        return ["Tup", [tensor(dims) for _ in range(k)]]
     if op == "alloc":
         need(len(args) == 1 and args[0][0] == "S")
         off, n = attr["offset"], 4 * _count(attr["shape"])
@@ -366,12 +373,13 @@ class Generator:
         r = self.rng
         kinds = {"binop": 10, "scalar": 6, "view": 16, "call_tir": 8, "inplace": 9,
                  "tuple": 8, "get": 8, "packed": 14, "const": 4, "view_off": 7,
-                 "inplace_packed": 5, "closure": 5, "invoke": 6, "call": 6, "pattern": 10}
+                 "inplace_packed": 5, "closure": 5, "invoke": 6, "call": 6, "pattern": 10,
+                 "split": 5}
         if body:
             kinds = {k: kinds[k] for k in ("binop", "scalar", "view", "call_tir", "inplace",
-                                           "packed", "inplace_packed")}
+                                           "packed", "inplace_packed", "split")}
         kind = r.choices(list(kinds), list(kinds.values()))[0]
-        a = self.pick(is_tensor, clean=kind in ("binop", "scalar", "view"),
+        a = self.pick(is_tensor, clean=kind in ("binop", "scalar", "view", "split"),
                       untyped=kind in ("tuple", "get", "packed", "inplace_packed"))
         if kind == "const" or a is None:
             self.const()
@@ -425,6 +433,8 @@ class Generator:
             self.invoke()
         elif kind == "call":
             self.call()
+        elif kind == "split":
+            self.split(a)
         else:
             self.pattern()
 
@@ -443,6 +453,18 @@ class Generator:
             self.emit("reshape", [a], shape=list(r.choice(same or [tuple(shape)])))
         else:
             self.emit(op, [a])
+
+    def split(self, a: str) -> None:
+        """R.split of a into equal parts (a call with several outputs), then a part or two
+        taken out: memory of its own an in-place write may take."""
+        cuts = [(ax, k) for ax, d in enumerate(self.env[a][1]) for k in (2, 3) if d % k == 0]
+        if not cuts:
+            self.const()
+            return
+        ax, k = self.rng.choice(cuts)
+        parts = self.emit("split", [a], axis=ax, sections=k)
+        for i in self.rng.sample(range(k), self.rng.choice([1, 1, 2])):
+            self.sc.fresh[self.emit("get", [parts], index=i)] = None
 
     def inplace(self, a: str) -> str:
         kernel = self.rng.choice(INPLACE_KERNELS)
@@ -838,6 +860,8 @@ def _expr(s: dict[str, Any], env: dict[str, Type], name: dict[str, str]) -> str:
         return f"R.grad.no_grad({args[0]})"
     if op == "concat1":
         return f"R.concat(({args[0]},), axis=0)"
+    if op == "split":
+        return f"R.split({args[0]}, indices_or_sections={attr['sections']}, axis={attr['axis']})"
     if op == "view_off":
         return (f'R.memory.view({args[0]}, R.shape({attr["shape"]}), R.dtype("float32"), '
                 f'relative_byte_offset=R.prim_value({attr["offset"]}))')
@@ -1036,6 +1060,8 @@ def _stmt_value(spec: dict[str, Any], s: dict[str, Any], env: dict[str, Any]) ->
         return _kernel_value(attr["kernel"], args)
     if op == "tuple":
         return tuple(args)
+    if op == "split":
+        return tuple(np.split(args[0], attr["sections"], attr["axis"]))
     if op == "get":
         return args[0][attr["index"]]
     if op == "call":
