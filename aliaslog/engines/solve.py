@@ -103,14 +103,14 @@ def _program(program_path: Path, include_dirs: list[Path], defines: dict[str, st
 def _translated(program: Program, empty: frozenset[str], wanted: frozenset[str]
                 ) -> tuple[str, dict]:
     """Clingo text of the clauses that can fire and are needed, and the inputs' shapes."""
-    from aliaslog.engines.embedded.projection import project_existence_checks
+    from aliaslog.engines.embedded.projection import project_wildcards
     from aliaslog.engines.embedded.relevance import relevant
     from aliaslog.engines.embedded.translate import translate_rules
 
     key = (id(program), empty, wanted)
     if key not in _TRANSLATED:
         clauses, inputs = relevant(program, _firing_clauses(program, empty), set(wanted))
-        _TRANSLATED[key] = (translate_rules(program, project_existence_checks(clauses)),
+        _TRANSLATED[key] = (translate_rules(program, project_wildcards(clauses)),
                             inputs)
     return _TRANSLATED[key]
 

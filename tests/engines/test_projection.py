@@ -1,4 +1,4 @@
-"""Existence checks with `_` columns read from projections: the same rows, fewer ground rules."""
+"""Body atoms with `_` columns read from projections: the same rows, fewer ground rules."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from aliaslog.engines import solve
 from aliaslog.engines.dialect import load_program
-from aliaslog.engines.embedded.projection import project_existence_checks
+from aliaslog.engines.embedded.projection import project_wildcards
 from aliaslog.engines.embedded.translate import translate_rules
 
 PROGRAM = """
@@ -46,14 +46,15 @@ def _path(tmp_path: Path) -> Path:
     return path
 
 
-def test_existence_checks_read_projections_and_keep_every_row(tmp_path: Path) -> None:
+def test_atoms_with_wildcards_read_projections_and_keep_every_row(tmp_path: Path) -> None:
     program = load_program(_path(tmp_path))
-    text = translate_rules(program, project_existence_checks(list(program.clauses)))
+    text = translate_rules(program, project_wildcards(list(program.clauses)))
     # reason(b, _, _) after bind binds b, and !reason(l, _, _): both read reason's column 0
     assert "r_reason_s0(V0) :- r_reason(V0,_,_)." in text
     assert text.count("r_reason_s0(") == 3
-    assert "r_fresh(V0,V1) :- r_bind(V0,_,_), r_reason(V0,V1,_)." in text  # binds r: as written
-    assert "r_bind(V0,V1,_)" in text  # binds l
+    # an atom that binds variables reads its projection too: one ground rule per row of it
+    assert "r_fresh(V0,V1) :- r_bind_s0(V0), r_reason_s0_d1(V0,V1)." in text
+    assert "r_kept(V0) :- r_bind_s0_d1(V0,V1), r_reason_s0(V0), V1 != \"x\"." in text
     assert "r_pair((V0,_),_)" in text  # a record holding `_`: as written
     got = solve(_path(tmp_path), facts=ROWS, engine="embedded")
     assert got.relations == WANT

@@ -1,21 +1,22 @@
-"""Existence checks as projections, so that gringo looks one row up instead of grounding a rule
-once per matching row.
+"""Body atoms with `_` columns read from projections, so that gringo grounds a rule once per
+projected row instead of once per matching row.
 
 gringo keeps a body atom's `_` columns as variables of the rule: `kept(b) :- let(l, b),
-keep_reason(b, _, _)` is instantiated once per reason of `b`, and `not let_bind(_, n, _, _, _)`
-is checked against every binding row. An atom whose `_` columns are all it adds (a negated
-atom, or a positive one whose named variables earlier positive atoms already bind) reads the
-same as its projection `R/0.2(x, z) :- R(x, _, z)`, which holds each projected row once: the
-rewrite is exact. (The `/` cannot occur in a Soufflé name, so the projection's name is fresh.)
+keep_reason(b, _, _)` is instantiated once per reason of `b`, `not let_bind(_, n, _, _, _)` is
+checked against every binding row, and `stale(x, w, o) :- at_risk(w, o, _), ...` grounds its
+whole body once per level of each (w, o) (on mobilenetv2 lowered, 3x the solve). An atom
+reads the same as its projection `R/0.2(x, z) :- R(x, _, z)`, which holds each projected row
+once: the rewrite is exact, for positive and negated atoms alike. (The `/` cannot occur in a
+Soufflé name, so the projection's name is fresh.)
 """
 
 from __future__ import annotations
 
-from aliaslog.engines.dialect.ast import Atom, Clause, Neg, Record, Var, Wildcard, term_vars
+from aliaslog.engines.dialect.ast import Atom, Clause, Neg, Record, Var, Wildcard
 
 
-def project_existence_checks(clauses: list[Clause]) -> list[Clause]:
-    """The clauses with every existence check that has `_` columns read from its projection,
+def project_wildcards(clauses: list[Clause]) -> list[Clause]:
+    """The clauses with every body atom that has `_` columns read from its projection,
     followed by the rules of the projections used."""
     defs: dict[tuple[str, tuple[int, ...]], Clause] = {}
     out = [Clause(c.heads, None if c.body is None else [_conj(conj, defs) for conj in c.body],
@@ -24,16 +25,12 @@ def project_existence_checks(clauses: list[Clause]) -> list[Clause]:
 
 
 def _conj(conj: list, defs: dict[tuple[str, tuple[int, ...]], Clause]) -> list:
-    bound: set[str] = set()
     out = []
     for lit in conj:
         if isinstance(lit, Neg) and _wild(lit.atom):
             lit = Neg(_projected(lit.atom, defs), lit.span)
-        elif isinstance(lit, Atom):
-            names = _var_names(lit)
-            if _wild(lit) and names <= bound:
-                lit = _projected(lit, defs)
-            bound |= names
+        elif isinstance(lit, Atom) and _wild(lit):
+            lit = _projected(lit, defs)
         out.append(lit)
     return out
 
@@ -53,13 +50,6 @@ def _holds_wildcard(t: Record) -> bool:
         if isinstance(x, Record):
             stack.extend(x.items)
     return False
-
-
-def _var_names(a: Atom) -> set[str]:
-    found: list[Var] = []
-    for t in a.args:
-        term_vars(t, found)
-    return {v.name for v in found}
 
 
 def _projected(a: Atom, defs: dict[tuple[str, tuple[int, ...]], Clause]) -> Atom:
