@@ -538,7 +538,7 @@ class Generator:
         """A view of a's bytes from an offset (mostly not 0), of a shape that fits."""
         n = _count(self.env[a][1])
         shapes = [s for s in VIEW_SHAPES + SHAPES if _count(list(s)) <= n]
-        shape = list(self.rng.choice(shapes))
+        shape = list(self.rng.choice(shapes or [tuple(self.env[a][1])]))  # (a split's 1x1)
         room = n - _count(shape)
         k = self.rng.randint(1, room) if room and self.rng.random() < 0.75 else 0
         return self.emit("view_off", [a], shape=shape, offset=4 * k)
