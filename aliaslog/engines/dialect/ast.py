@@ -212,3 +212,33 @@ def lit_terms(lit) -> list:
     if isinstance(lit, Constraint):
         return [lit.left, lit.right]
     return []
+
+
+def body_atoms(c: Clause) -> list[Atom]:
+    """Every atom c reads: its body's (positive or negated) and those inside aggregates, in
+    its body or its heads."""
+    out: list[Atom] = []
+    for conj in c.body or ():
+        _conj_atoms(conj, out)
+    for h in c.heads:
+        for t in h.args:
+            for agg in _aggregates(t):
+                _conj_atoms(agg.body, out)
+    return out
+
+
+def _conj_atoms(conj: list, out: list[Atom]) -> None:
+    for lit in conj:
+        if isinstance(lit, Atom):
+            out.append(lit)
+        elif isinstance(lit, Neg):
+            out.append(lit.atom)
+        for t in lit_terms(lit):
+            for agg in _aggregates(t):
+                _conj_atoms(agg.body, out)
+
+
+def _aggregates(t) -> list[Aggregate]:
+    found: list[Aggregate] = []
+    aggregates_in(t, found)
+    return found

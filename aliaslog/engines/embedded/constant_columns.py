@@ -18,18 +18,15 @@ inside the negation).
 from __future__ import annotations
 
 from aliaslog.engines.dialect.ast import (
-    Aggregate,
     Atom,
     Clause,
     Constraint,
-    Neg,
     Nil,
     Num,
     Str,
     Var,
     Wildcard,
-    aggregates_in,
-    lit_terms,
+    body_atoms,
 )
 from aliaslog.engines.dialect.elaborate import map_atoms
 from aliaslog.engines.dialect.program import Program
@@ -126,47 +123,20 @@ def _constant_columns(program: Program, clauses: list[Clause]) -> dict[str, dict
 
 def _uses_allow(clauses: list[Clause], rel: str, cols: dict[int, object]) -> bool:
     """Every atom of rel in a positive body position has a wildcard, a variable or a constant
-    at each dropped column; every other atom of rel a wildcard or the constant itself."""
+    at each dropped column; every other atom of rel (negated, or inside an aggregate) a
+    wildcard or the constant itself."""
     for c in clauses:
-        for a, positive in _atom_uses(c):
+        positive = {id(lit) for conj in c.body or () for lit in conj if isinstance(lit, Atom)}
+        for a in body_atoms(c):
             if a.rel != rel:
                 continue
             for j, k in cols.items():
                 t = a.args[j]
                 if isinstance(t, Wildcard) or _const_key(t) == _const_key(k):
                     continue
-                if not (positive and (isinstance(t, Var) or _const_key(t) is not None)):
+                if not (id(a) in positive and (isinstance(t, Var) or _const_key(t) is not None)):
                     return False
     return True
-
-
-def _atom_uses(c: Clause) -> list[tuple[Atom, bool]]:
-    """Every atom c reads, and whether it is a positive literal of a body conjunction (not
-    negated, not inside an aggregate)."""
-    out: list[tuple[Atom, bool]] = []
-
-    def inside(terms: list) -> None:
-        for t in terms:
-            found: list[Aggregate] = []
-            aggregates_in(t, found)
-            for agg in found:
-                for lit in agg.body:
-                    if isinstance(lit, (Atom, Neg)):
-                        out.append((lit.atom if isinstance(lit, Neg) else lit, False))
-                    inside(lit_terms(lit))
-                if agg.expr is not None:
-                    inside([agg.expr])
-
-    for conj in c.body or ():
-        for lit in conj:
-            if isinstance(lit, Atom):
-                out.append((lit, True))
-            elif isinstance(lit, Neg):
-                out.append((lit.atom, False))
-            inside(lit_terms(lit))
-    for h in c.heads:
-        inside(h.args)
-    return out
 
 
 def _rewrite(c: Clause, consts: dict[str, dict[int, object]]) -> Clause:

@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from operator import itemgetter
 
 from aliaslog.engines.dialect.ast import (
-    Aggregate,
     Atom,
     Clause,
     Constraint,
@@ -39,8 +38,7 @@ from aliaslog.engines.dialect.ast import (
     Str,
     Var,
     Wildcard,
-    aggregates_in,
-    lit_terms,
+    body_atoms,
 )
 from aliaslog.engines.dialect.elaborate import map_atoms
 from aliaslog.engines.dialect.program import Program
@@ -85,7 +83,7 @@ def relevant(program: Program, clauses: list[Clause], wanted: set[str]
     """The clauses the `wanted` relations depend on, unused columns projected away, and the
     input relations they read with the rows and columns they can see."""
     kept = _specialized(program, _needed(clauses, wanted), wanted)
-    used = {a.rel for c in kept for a in _body_atoms(c)}
+    used = {a.rel for c in kept for a in body_atoms(c)}
     filters = _input_filters(program, kept, wanted)
     joins = _semijoins(program, kept, wanted)
     keep_cols = _used_columns(program, kept, wanted)
@@ -109,7 +107,7 @@ def _needed(clauses: list[Clause], wanted: set[str]) -> list[Clause]:
     needed, stack = set(wanted), list(wanted)
     while stack:
         for c in by_head.get(stack.pop(), ()):
-            for a in _body_atoms(c):
+            for a in body_atoms(c):
                 if a.rel not in needed:
                     needed.add(a.rel)
                     stack.append(a.rel)
@@ -207,7 +205,7 @@ def _unfold_copies(program: Program, clauses: list[Clause], wanted: set[str]) ->
     """
     uses: dict[str, list[Clause]] = {}
     for c in clauses:
-        for a in _body_atoms(c):
+        for a in body_atoms(c):
             uses.setdefault(a.rel, []).append(c)
     rules: dict[str, int] = {}
     for c in clauses:
@@ -263,37 +261,9 @@ def _readers(clauses: list[Clause]) -> dict[str, list[Atom]]:
     """Every atom that reads each relation (in bodies, negations and aggregates)."""
     uses: dict[str, list[Atom]] = {}
     for c in clauses:
-        for a in _body_atoms(c):
+        for a in body_atoms(c):
             uses.setdefault(a.rel, []).append(a)
     return uses
-
-
-def _body_atoms(c: Clause) -> list[Atom]:
-    out: list[Atom] = []
-    for conj in c.body or ():
-        _atoms(conj, out)
-    for h in c.heads:
-        for t in h.args:
-            for agg in _aggs(t):
-                _atoms(agg.body, out)
-    return out
-
-
-def _atoms(conj: list, out: list[Atom]) -> None:
-    for lit in conj:
-        if isinstance(lit, Atom):
-            out.append(lit)
-        elif isinstance(lit, Neg):
-            out.append(lit.atom)
-        for t in lit_terms(lit):
-            for agg in _aggs(t):
-                _atoms(agg.body, out)
-
-
-def _aggs(t) -> list[Aggregate]:
-    found: list[Aggregate] = []
-    aggregates_in(t, found)
-    return found
 
 
 def _used_columns(program: Program, clauses: list[Clause], wanted: set[str]
@@ -306,7 +276,7 @@ def _used_columns(program: Program, clauses: list[Clause], wanted: set[str]
             outside += [lit.atom if isinstance(lit, Neg) else lit for lit in conj
                         if isinstance(lit, (Atom, Neg))]
         plain = {id(a) for a in outside}
-        for a in _body_atoms(c):
+        for a in body_atoms(c):
             cols = used.setdefault(a.rel, set())
             if id(a) in plain:
                 cols.update(i for i, t in enumerate(a.args) if not isinstance(t, Wildcard))
