@@ -387,9 +387,7 @@ def _writes_params(f: dict[str, Any]) -> set[str]:
     caps = set(names[len(names) - f.get("ncap", 0):])
     out = set()
     for s in f["stmts"]:
-        written = s["args"][:1] if s["op"] == "inplace" else \
-            s["args"][-1:] if s["op"] == "inplace_packed" else []
-        for w in written:
+        for w in _written(s):
             if w in names:
                 out.add(f"{f['kind']}-writes-{'capture' if w in caps else 'param'}")
                 if s["var"] == f["outputs"][0]:
@@ -403,9 +401,16 @@ def _split_parts_written(spec: dict[str, Any]) -> set[str]:
     stmts = _all_stmts(spec)
     parts = {s["var"] for s in stmts if s["op"] == "get"
              and any(t["var"] == s["args"][0] and t["op"] == "split" for t in stmts)}
-    written = {w for s in stmts for w in (s["args"][:1] if s["op"] == "inplace" else
-                                          s["args"][-1:] if s["op"] == "inplace_packed" else [])}
+    written = {w for s in stmts for w in _written(s)}
     return {"split:part-written"} if parts & written else set()
+
+
+def _written(s: dict[str, Any]) -> list[str]:
+    """The argument an in-place statement writes (call_tir_inplace its first, an in-place
+    packed call its last), or none."""
+    if s["op"] == "inplace":
+        return s["args"][:1]
+    return s["args"][-1:] if s["op"] == "inplace_packed" else []
 
 
 def _overlaps(spec: dict[str, Any]) -> set[str]:
