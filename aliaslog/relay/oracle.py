@@ -257,11 +257,13 @@ def remove_lets(mod: A.Module, remove: set[int]) -> A.Module:
 
 @dataclass(frozen=True)
 class Access:
-    """One ref_read / ref_write: the node, the cell's allocation site, the write it saw."""
+    """One ref_read / ref_write: the node, the cell (its allocation site and which cell that
+    site made, numbered across all runs), the write it saw."""
 
     node: A.Expr
     site: A.RefCreate
     last_write: A.RefWrite | None  # for reads: the write whose value was read, if any
+    cell: int = 0
 
 
 @dataclass
@@ -270,18 +272,19 @@ class Observed:
 
     accesses: list[Access] = field(default_factory=list)
 
-    def holders(self, result: AnalysisResult) -> dict[str, set[str]]:
-        """Allocation site id -> ids of the variables through which the cell was accessed."""
+    def holders(self, result: AnalysisResult) -> dict[int, set[str]]:
+        """Each cell made in the runs -> ids of the variables through which it was accessed."""
         ids = result.extraction.ids
-        out: dict[str, set[str]] = {}
+        out: dict[int, set[str]] = {}
         for a in self.accesses:
             ref = a.node.ref  # type: ignore[attr-defined]
             if isinstance(ref, A.Var):
-                out.setdefault(ids.id(a.site), set()).add(ids.id(ref))
+                out.setdefault(a.cell, set()).add(ids.id(ref))
         return out
 
     def alias_pairs(self, result: AnalysisResult) -> set[tuple[str, str]]:
-        """Ordered pairs of distinct variables seen holding the same cell."""
+        """Ordered pairs of distinct variables seen holding the same cell (the same cell at
+        run time, not two cells of one allocation site)."""
         return {(a, b) for vs in self.holders(result).values() for a in vs for b in vs if a != b}
 
 
@@ -290,7 +293,7 @@ def observe(mod: A.Module, seeds: Iterable[int], entry: str = "main") -> Observe
     would (observe_result), and record every cell access of both."""
     obs = Observed()
     for seed in seeds:
-        recorder = _Recorder(obs.accesses)
+        recorder = _Recorder(obs.accesses, first_cell=len(obs.accesses))
         run_observed(mod, seed, entry, hooks={"observer": recorder.event}, prepared=True)
     return obs
 
@@ -298,21 +301,29 @@ def observe(mod: A.Module, seeds: Iterable[int], entry: str = "main") -> Observe
 class _Recorder:
     """The interpreter observer of one run: cells by identity, kept alive for the run."""
 
-    def __init__(self, accesses: list[Access]) -> None:
+    def __init__(self, accesses: list[Access], first_cell: int) -> None:
         self.accesses = accesses
         self.site: dict[int, A.RefCreate] = {}
+        self.number: dict[int, int] = {}  # id(cell) -> the cell's number, unique across runs
+        self.next = first_cell  # past every number of earlier runs: each gave out at most
+        # one number per access it recorded
         self.last: dict[int, A.RefWrite] = {}
         self.cells: list[object] = []
 
     def event(self, event: str, node: A.Expr, cell: object) -> None:
         self.cells.append(cell)
+        key = id(cell)
         if event == "create":
-            self.site[id(cell)] = node  # type: ignore[assignment]
-        elif event == "read":
-            self.accesses.append(Access(node, self.site[id(cell)], self.last.get(id(cell))))
+            self.site[key] = node  # type: ignore[assignment]
+            return
+        if key not in self.number:
+            self.number[key] = self.next = self.next + 1
+        if event == "read":
+            self.accesses.append(Access(node, self.site[key], self.last.get(key),
+                                        self.number[key]))
         else:
-            self.accesses.append(Access(node, self.site[id(cell)], None))
-            self.last[id(cell)] = node  # type: ignore[assignment]
+            self.accesses.append(Access(node, self.site[key], None, self.number[key]))
+            self.last[key] = node  # type: ignore[assignment]
 
 
 def access_variables(result: AnalysisResult) -> set[str]:
