@@ -299,7 +299,9 @@ def build_parser() -> argparse.ArgumentParser:
                                           "against the dynamic oracle")
     sp.add_argument("paths", nargs="+", help=".relay programs, or directories of them")
     sp.add_argument("--variants", help="comma-separated, e.g. insensitive,1-call,"
-                                       "1-closure+fs (default: every context, +fs or not)")
+                                       "1-closure+fs,combined+heap+fs (default: every "
+                                       "variant: each context, +heap or not but for "
+                                       "insensitive, +fs or not)")
     sp.add_argument("--transform", choices=["none", "gradient", "training-step"],
                     default="none",
                     help="analyse each program's higher-order gradient instead, or a training "

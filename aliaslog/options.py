@@ -32,6 +32,15 @@ POINTS_TO: dict[str, Choice] = {
     "1-closure": Choice({"CLOSURE_SENSITIVE": "1"},
                         help="closure bodies told apart by the closure value called, itself told "
                              "apart by the context that made it"),
+    "combined": Choice({"COMBINED": "1"},
+                       help="global functions as 2-call, a call of itself staying in its "
+                            "context; closure bodies told apart by call site, the caller's call "
+                            "site and the closure's maker"),
+}
+HEAP: dict[bool, Choice] = {
+    False: Choice(help="one object per allocation site"),
+    True: Choice({"HEAP_CONTEXT": "1"}, "+heap",
+                 help="one object per allocation site and context that runs it (heap cloning)"),
 }
 LIVENESS: dict[str, Choice] = {
     "flow-insensitive": Choice(help="a write is live if a demanded read may read its cell"),
@@ -98,15 +107,25 @@ class AnalysisOptions(_Options):
 
     context: str = option("insensitive", "points-to context sensitivity", POINTS_TO)
     liveness: str = option("flow-insensitive", "liveness of reference writes", LIVENESS)
+    heap_context: bool = option(False, "clone each allocation site (cell, tuple, constructor "
+                                "value) per context that runs it; needs a --context other than "
+                                "insensitive")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.heap_context and self.context == "insensitive":
+            raise ValueError("--heap-context clones objects per context: choose a --context "
+                             f"other than insensitive ({', '.join(list(POINTS_TO)[1:])})")
 
     def defines(self) -> dict[str, str]:
         """The Soufflé `-M` definitions that select this variant in datalog_rules/."""
-        return {**POINTS_TO[self.context].defines, **LIVENESS[self.liveness].defines}
+        return {**POINTS_TO[self.context].defines, **HEAP[self.heap_context].defines,
+                **LIVENESS[self.liveness].defines}
 
     @property
     def name(self) -> str:
-        """The variant's short name: `insensitive`, `1-call+fs`, ..."""
-        return self.context + LIVENESS[self.liveness].suffix
+        """The variant's short name: `insensitive`, `1-call+fs`, `combined+heap+fs`, ..."""
+        return self.context + HEAP[self.heap_context].suffix + LIVENESS[self.liveness].suffix
 
     @staticmethod
     def parse(name: str) -> AnalysisOptions:
@@ -115,14 +134,16 @@ class AnalysisOptions(_Options):
             if v.name == name:
                 return v
         raise ValueError(f"unknown variant `{name}`: a context ({', '.join(POINTS_TO)}), "
-                         f"optionally followed by "
+                         f"optionally followed by {HEAP[True].suffix} (heap cloning, not for "
+                         "insensitive), then by "
                          + " or ".join(c.suffix for c in LIVENESS.values() if c.suffix)
                          + " (flow-sensitive liveness)")
 
     @staticmethod
     def variants() -> tuple[AnalysisOptions, ...]:
-        """Every combination of context and liveness."""
-        return tuple(AnalysisOptions(c, lv) for c in POINTS_TO for lv in LIVENESS)
+        """Every valid combination of context, heap context and liveness."""
+        return tuple(AnalysisOptions(c, lv, h) for c in POINTS_TO for h in HEAP for lv in LIVENESS
+                     if not (h and c == "insensitive"))
 
 
 @dataclass(frozen=True)

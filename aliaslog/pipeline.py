@@ -155,6 +155,8 @@ def read(relations: dict[str, list[tuple]], engine: str, seconds: float, facts: 
                           "names a binding or a node the program has not")
     if not kept <= reasons.keys():
         raise EngineError(f"the {engine} engine keeps a binding without saying why")
+    if rels.get("clone_site"):
+        _to_sites(rels, dict(rels["clone_site"]))
     pts = rels.get("pts", ())
     if pts and not set(chain.from_iterable(pts)) <= nodes:
         n, o = next(r for r in pts if r[0] not in nodes or r[1] not in nodes)
@@ -162,6 +164,15 @@ def read(relations: dict[str, list[tuple]], engine: str, seconds: float, facts: 
                           "program has not")
     out.metrics = {name: value for _, name, value in sorted(rels["metric"])}
     return _Read(out, time.perf_counter() - t0)
+
+
+def _to_sites(rels: dict[str, list[tuple]], site: dict[str, str]) -> None:
+    """Points-to and effects name objects by their allocation site: a heap context's clones of
+    a site (clone_site) are that site to the read-back (the demand graph keeps them apart)."""
+    for name, col in (("pts", 1), ("local_effect", 2)):
+        if name in rels:
+            rels[name] = list(dict.fromkeys(
+                r[:col] + (site.get(r[col], r[col]),) + r[col + 1:] for r in rels[name]))
 
 
 def _check_verdicts(engine: str, bindings: set[str], kept: set[str], removable: set[str]) -> None:

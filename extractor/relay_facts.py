@@ -381,7 +381,8 @@ class _Extractor:
         todo.append((body, func, owner))
 
     def straight_line_facts(self, fn: A.Function) -> None:
-        """last_write / overwritten: replay fn's evaluation order, tracking writes per variable.
+        """last_write / overwritten / final_write: replay fn's evaluation order, tracking writes
+        per variable.
 
         Sharing is expanded (a shared node runs each time it is reached), so a fact is kept only
         if it held at every evaluation; a branch or any call that may have effects forgets all.
@@ -557,9 +558,10 @@ class FlowWalk:
             table[id(node)] = current
 
     def finish(self) -> None:
+        nid = self.ex.nid
         for w in self.pending.values():  # still pending at the end: the caller may read it
             self.over[id(w)] = None
-        nid = self.ex.nid
+            self.ex.f.add("final_write", nid(w))
         for key, writes in sorted(self.reads.items(), key=lambda kv: nid(self.nodes[kv[0]])):
             for w in sorted(writes or (), key=lambda k: nid(self.nodes[k])):
                 self.ex.f.add("last_write", nid(self.nodes[key]), nid(self.nodes[w]))

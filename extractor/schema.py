@@ -109,6 +109,9 @@ SCHEMA: tuple[Relation, ...] = (
     _rel("overwritten", "write:Node, by:Node",
          "`ref_write(%r, _)` is followed by `by` through the same variable with no read, call "
          "or branch in between: no read can see the first write's value"),
+    _rel("final_write", "write:Node",
+         "`ref_write` is the last read, write, call or branch of its function's body: "
+         "nothing in that body runs after it that could read a cell"),
     # --- effects
     _rel("op_effect", "op:Op, effect:Effect", "what calling an operator may do (data table)"),
     _rel("op_sig", "op:Op, item:symbol, pos:number",

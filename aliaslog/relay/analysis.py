@@ -25,7 +25,8 @@ from ..options import DEFAULT_ANALYSIS, DEFAULT_ENGINE, AnalysisOptions, EngineO
 from ..pipeline import Reason, Verdicts
 from .source_view import SourceView
 
-READ_BACK = {"pts", "may_alias", "call_target", "local_effect", "unknown_effect"}  # points_to=True
+READ_BACK = {"pts", "may_alias", "call_target", "local_effect", "unknown_effect",  # points_to=True
+             "clone_site"}
 EXPLAIN = {"dem_edge", "dem_root"}
 
 
@@ -220,6 +221,12 @@ class AnalysisResult(Verdicts):
         if nid == "$opaque":
             return "a value from outside the program"
         node = self.node(nid)
+        if node is None and "@" in nid:  # a heap context's clone: `site@c1@c2`
+            site, *ctx = nid.split("@")
+            calls = [self.describe(c) for part in ctx for c in part.split("/")
+                     if self.node(c) is not None]
+            return (f"{self.describe(site)}, the one made under "
+                    f"{', '.join(calls) if calls else 'the entry'}")
         if isinstance(node, A.Var):
             value = self._temp_values().get(id(node))
             return _var_name(node) if value is None else self.describe(value)

@@ -4,7 +4,8 @@ on every corpus program and on random ones, under every analysis variant.
 - may_alias is symmetric and irreflexive, and relates only variables;
 - every points-to target is an abstract object, and `$opaque` only where the rules allow;
 - call_target goes from call nodes to functions (closure objects);
-- cell_pts is about cells, field_pts about tuples and ADT values;
+- cell_pts is about cells, field_pts about tuples and ADT values (or their clones, under a
+  heap context: clone_site names each one's site);
 - kept and removable partition the bindings; a kept binding has a reason, a removable one none;
 - every demanded item is a root or has an edge to a demanded item (explain can always walk);
 - local effects name cells; strong reads are reads.
@@ -56,10 +57,13 @@ def check_properties(res: AnalysisResult, where: str) -> None:
         assert f in funcs, f"{where}: call_target to {f}, which is no function"
 
     cells = {str(n) for n, _ in facts["ref_create"]} | {"$opaque"}
+    site = dict(_rows(res, "clone_site"))  # a heap context's objects, each of one site
+    assert set(site.values()) <= cells | tuples, f"{where}: a clone of no heap site"
     for c, _ in _rows(res, "cell_pts"):
-        assert c in cells, f"{where}: cell_pts of {c}, which is no cell"
+        assert site.get(c, c) in cells, f"{where}: cell_pts of {c}, which is no cell"
     for t, _, _ in _rows(res, "field_pts"):
-        assert t in tuples or t == "$opaque", f"{where}: field_pts of {t}, no tuple or ADT"
+        assert site.get(t, t) in tuples or t == "$opaque", \
+            f"{where}: field_pts of {t}, no tuple or ADT"
 
     bindings = {str(b) for b, *_ in facts["let_bind"]}
     kept = {b for (b,) in _rows(res, "kept")}

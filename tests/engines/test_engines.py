@@ -503,6 +503,9 @@ MAIN_DL = paths.REPO / "datalog_rules" / "main.dl"
 BAD_DEFINES = [({"CONTEXT": "2"}, "CONTEXT is not read"), ({"CALL_SITES": "3"}, "1 or 2"),
                ({"CLOSURE_SENSITIVE": "2"}, "must be 1"),
                ({"CALL_SITES": "1", "CLOSURE_SENSITIVE": "1"}, "choose one"),
+               ({"COMBINED": "1", "CALL_SITES": "2"}, "choose one"),
+               ({"HEAP_CONTEXT": "1"}, "needs contexts"),
+               ({"HEAP_CONTEXT": "2", "CALL_SITES": "1"}, "must be 1"),
                ({"FLOW_SENSITIVE": "yes"}, "must be 1")]
 
 
