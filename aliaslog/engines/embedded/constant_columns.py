@@ -18,15 +18,20 @@ inside the negation).
 from __future__ import annotations
 
 from aliaslog.engines.dialect.ast import (
+    Aggregate,
     Atom,
     Clause,
     Constraint,
+    Neg,
     Nil,
     Num,
     Str,
     Var,
     Wildcard,
+    aggregates_in,
     body_atoms,
+    lit_terms,
+    term_vars,
 )
 from aliaslog.engines.dialect.elaborate import map_atoms
 from aliaslog.engines.dialect.program import Program
@@ -153,13 +158,36 @@ def _rewrite(c: Clause, consts: dict[str, dict[int, object]]) -> Clause:
         return Clause(heads, None, c.span)
     body = []
     for conj in c.body:
+        mentioned = _mentioned(heads, [map_atoms(lit, cut) for lit in conj])
         new: list = []
         for lit in conj:
             if isinstance(lit, Atom) and lit.rel in consts:
                 for j, k in consts[lit.rel].items():
                     t = lit.args[j]
-                    if not isinstance(t, Wildcard) and _const_key(t) != _const_key(k):
-                        new.append(Constraint("=", t, k, lit.span))
+                    if isinstance(t, Wildcard) or _const_key(t) == _const_key(k) \
+                            or (isinstance(t, Var) and mentioned is not None
+                                and t.name not in mentioned):
+                        continue  # (a variable nothing else reads needs no binding)
+                    new.append(Constraint("=", t, k, lit.span))
             new.append(map_atoms(lit, cut))
         body.append(new)
     return Clause(heads, body, c.span)
+
+
+def _mentioned(heads: list[Atom], conj: list) -> set[str] | None:
+    """Names of the variables the cut heads and conjunction mention (None: assume every
+    name is, as an aggregate's body may read an outer variable)."""
+    terms = [t for h in heads for t in h.args] + [t for lit in conj for t in lit_terms(lit)]
+    if any(_has_aggregate(t) for t in terms) or not all(
+            isinstance(lit, (Atom, Constraint, Neg)) for lit in conj):
+        return None
+    seen: list[Var] = []
+    for t in terms:
+        term_vars(t, seen)
+    return {v.name for v in seen}
+
+
+def _has_aggregate(t) -> bool:
+    found: list[Aggregate] = []
+    aggregates_in(t, found)
+    return bool(found)
