@@ -33,8 +33,10 @@ VARIANTS: list[AnalysisOptions] = [
     AnalysisOptions(),
     AnalysisOptions(liveness="flow-sensitive"),
     AnalysisOptions("1-call"),
-    AnalysisOptions("2-call"),
+    AnalysisOptions("2-call", heap_context=True),
     AnalysisOptions("1-closure", "flow-sensitive"),
+    AnalysisOptions("combined"),
+    AnalysisOptions("combined", "flow-sensitive", heap_context=True),
 ]
 CHECKS = ("dce", "oracle", "engines")
 REGRESSIONS = paths.DATA / "regressions"

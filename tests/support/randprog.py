@@ -193,7 +193,9 @@ FEATURES = ("refs", "closures", "escaping_closures", "higher_order", "closure_in
             "global_calls", "dead_writes", "tuple_patterns", "nested_patterns", "sequencing",
             "shadowing", "graph_bindings", "closure_in_adt", "mutual_recursion",
             "effectful_graph_node", "graph_node_across_scopes", "closure_tower",
-            "deep_capture", "stored_closure_called", "adt_in_ref", "nested_tag_tests")
+            "deep_capture", "stored_closure_called", "adt_in_ref", "nested_tag_tests",
+            "cell_factory", "shared_setter", "getter_factory", "reader_closure", "late_write",
+            "recursive_cell_pass")
 
 MAX_DEPTH = 3  # block nesting (if/match arms, fn bodies)
 
@@ -516,8 +518,11 @@ class Generator:
         return f"{text}({args})"
 
     # ------------------------------------------------------------------ compound forms
-    def block(self, t: Ty, sc: Scope, max_stmts: int = 3, summarize: int = 35) -> str:
-        """Statements then a result of type t, as the lines of a `{ ... }` body."""
+    def block(self, t: Ty, sc: Scope, max_stmts: int = 3, summarize: int = 35,
+              late: int = 0) -> str:
+        """Statements then a result of type t, as the lines of a `{ ... }` body; with
+        probability `late` (percent) a cell in scope is written last, after the result is
+        computed (the entry's run may end with a write nobody reads)."""
         n = self.integer(0, max(0, max_stmts - sc.depth))
         for _ in range(n):
             if self.fuel <= 0:
@@ -527,6 +532,13 @@ class Generator:
             tail = sc.vars[-1][0]
         else:
             tail = self.gen(t, sc)
+        cells = sc.of_type(R(T))
+        if cells and self.flag(late):
+            self.features.add("late_write")
+            if tail not in [n for n, _ in sc.vars]:  # the result is computed first
+                tail = self.bind(t, tail, sc, prefix="res")
+            sc.lines.append(f"let {self.fresh('w')} = ref_write({self.pick(cells)}, "
+                            f"{self.gen(T, sc)});")
         return "\n".join(sc.indent + line for line in [*sc.lines, tail])
 
     def summarize(self, sc: Scope) -> bool:
@@ -646,6 +658,52 @@ class Generator:
         self.bind(rt, f"match ({scrut}) {{\n{clauses}{sc.indent}}}", sc, prefix="m")
         if self.flag(70):
             self.bind(T, f"ref_read({self.use(obs, sc)})", sc, prefix="r")
+
+    def context_shape(self, sc: Scope) -> None:
+        """One function used for two cells, where only a context-sensitive analysis keeps the
+        uses apart: a factory of cells called twice, a setter called on two cells, a factory of
+        getters called twice and its getters called through one helper, a closure reading a
+        cell (later writes of the cell may then be dead); perhaps one cell is read back."""
+        shape = self.pick(["cell_factory", "shared_setter", "getter_factory", "reader_closure"])
+        self.features.update({shape, "closures", "refs"})
+        cell_t = self.ty(R(T))
+        cells = [self.pick(sc.of_type(R(T))) if sc.of_type(R(T)) and self.flag(40) else
+                 self.bind(R(T), f"ref({self.gen(T, sc)})", sc, prefix="c") for _ in range(2)]
+        if shape == "cell_factory":
+            mk, v = self.fresh("mk"), self.fresh("p")
+            sc.lines.append(f"let {mk}: fn ({self.ty(T)}) -> {cell_t} = fn ({v}: {self.ty(T)}) "
+                            f"-> {cell_t} {{ ref({v}) }};")
+            cells = [self.bind(R(T), f"{mk}({self.gen(T, sc)})", sc, prefix="c") for _ in cells]
+        elif shape == "shared_setter":
+            st, r, v = self.fresh("set"), self.fresh("p"), self.fresh("p")
+            sc.lines.append(f"let {st}: fn ({cell_t}, {self.ty(T)}) -> () = fn ({r}: {cell_t}, "
+                            f"{v}: {self.ty(T)}) -> () {{ ref_write({r}, {v}) }};")
+            for c in cells:
+                sc.lines.append(f"let {self.fresh('e')} = {st}({c}, {self.gen(T, sc)});")
+        elif shape == "getter_factory":
+            getter_t = f"fn () -> {cell_t}"
+            gf, r, ap, f = self.fresh("getter"), self.fresh("p"), self.fresh("apply"), \
+                self.fresh("p")
+            sc.lines.append(f"let {gf}: fn ({cell_t}) -> {getter_t} = fn ({r}: {cell_t}) -> "
+                            f"{getter_t} {{ fn () -> {cell_t} {{ {r} }} }};")
+            sc.lines.append(f"let {ap}: fn ({getter_t}) -> {cell_t} = fn ({f}: {getter_t}) -> "
+                            f"{cell_t} {{ {f}() }};")
+            getters = [self.bind(F((), R(T), 1), f"{gf}({c})", sc, prefix="g") for c in cells]
+            cells = [self.bind(R(T), f"{ap}({g})", sc, prefix="c") for g in getters]
+        else:
+            rd = self.fresh("rd")
+            sc.lines.append(f"let {rd}: fn () -> {self.ty(T)} = fn () -> {self.ty(T)} "
+                            f"{{ ref_read({cells[0]}) }};")
+            sc.vars.append((rd, F((), T, 1)))
+            sc.lines.append(f"let {self.fresh('w')} = ref_write({cells[0]}, {self.gen(T, sc)});")
+            self.bind(T, f"{rd}()", sc, prefix="y")
+        if shape != "shared_setter":
+            for c in cells:
+                if self.flag(70):
+                    sc.lines.append(f"let {self.fresh('w')} = ref_write({c}, "
+                                    f"{self.gen(T, sc)});")
+        if self.flag(60):
+            self.bind(T, f"ref_read({self.pick(cells)})", sc, prefix="r")
 
     def tag_arm(self, pattern: str, binds: list[tuple[str, Ty]], t: Ty, obs: str, write: int,
                 sc: Scope) -> str:
@@ -778,6 +836,7 @@ class Generator:
             (9 if graphs else 0, "use_graph"),
             (4 if sc.depth < MAX_DEPTH else 0, "tower"),
             (5 if sc.depth < MAX_DEPTH else 0, "tag_test"),
+            (5, "context_shape"),
         ])
         if kind == "bind":
             t = self.rand_type()
@@ -791,6 +850,8 @@ class Generator:
             self.tower(sc)
         elif kind == "tag_test":
             self.tag_test(sc)
+        elif kind == "context_shape":
+            self.context_shape(sc)
         elif kind in ("write", "overwrite"):
             r, rt = refs[-1] if self.flag(40) else self.pick(refs)
             for _ in range(2 if kind == "overwrite" else 1):
@@ -997,12 +1058,17 @@ class Generator:
                                             (2, F((T,), UNIT, 1)), (1, P(T, R(T))),
                                             (1, R(Opt(T)))]))
             params: list[Ty] = [T, *extra]
-            if kind == "count":
+            passes = kind == "count" and not pair and self.flag(35)
+            if passes:  # a cell passed through a recursive call site and handed back
+                self.features.add("recursive_cell_pass")
+                params = [INT, R(T), T, *extra]
+            elif kind == "count":
                 params = [INT, *params]
             elif kind == "list":
                 params = [L(self.weighted([(1, T), (1, R(T))])), *params]
-            ret = self.weighted([(5, T), (2, UNIT), (2, R(T)), (1, F((T,), T, 1)), (1, P(T, R(T))),
-                                 (1, Opt(T)), (1, L(T))])
+            ret = R(T) if passes else self.weighted([
+                (5, T), (2, UNIT), (2, R(T)), (1, F((T,), T, 1)), (1, P(T, R(T))), (1, Opt(T)),
+                (1, L(T))])
             for p in params:
                 self.note(p)
             if pair and prev:
@@ -1071,7 +1137,7 @@ class Generator:
         self.note(ret)
         params = [(self.fresh("x"), T) for _ in range(self.integer(1, 3))]
         sc = Scope(list(params), self.top + 1, "  ", 1)
-        body = self.block(ret, sc, max_stmts=self.integer(3, 12), summarize=90)
+        body = self.block(ret, sc, max_stmts=self.integer(3, 12), summarize=90, late=30)
         plist = ", ".join(f"{n}: {self.ty(t)}" for n, t in params)
         main = f"def @main({plist}) -> {self.ty(ret)} {{\n{body}\n}}\n"
         text = ['#[version = "0.0.5"]']
