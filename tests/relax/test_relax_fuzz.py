@@ -92,3 +92,25 @@ def test_shrink_keeps_the_failure_and_drops_the_rest():
     small = shrink(spec, uses_inplace)
     rm.types(small)
     assert uses_inplace(small) and len(small["stmts"]) < n
+
+
+DEAD_READ = {"params": [{"name": "x1", "shape": [6]}], "dataflow": False, "stmts": [
+    {"var": "v1", "op": "scalar", "args": ["x1"], "attr": {"fn": "add", "k": 2.0}},
+    {"var": "v2", "op": "inplace_packed", "args": ["v1"], "attr": {"fn": "inc_ip"}},
+    {"var": "v3", "op": "binop", "args": ["v1", "v1"], "attr": {"fn": "add"}}],
+    "outputs": ["v2"]}
+
+
+@pytest.mark.parametrize("change, status", [
+    ({}, "clean"),  # nothing uses v3: its read of the written v1 reaches no one
+    ({"outputs": ["v2", "v3"]}, "caught"),  # v3 returned: the read is seen
+    ({"stmts": [*DEAD_READ["stmts"][:2],  # a kernel that also zeroes its input has an effect
+                {"var": "v3", "op": "call_tir", "args": ["v1"],
+                 "attr": {"kernel": "dirty", "plain": False}}]}, "caught"),
+    ({"stmts": [*DEAD_READ["stmts"], {"var": "v4", "op": "inplace_packed", "args": ["v3"],
+                                       "attr": {"fn": "inc_ip"}}]}, "caught"),  # v3 written
+])
+def test_a_read_counts_once_its_value_reaches_anything(change: dict, status: str):
+    """A pure binding nothing live mentions reads for no one, on the VM (the oracle) and in
+    `check` alike; a use, an effect of its own or a write of its result makes it a read."""
+    assert judge({**DEAD_READ, **change}, "as-written", 1).status == status
