@@ -169,7 +169,7 @@ def read(relations: dict[str, list[tuple]], engine: str, seconds: float, facts: 
 def _to_sites(rels: dict[str, list[tuple]], site: dict[str, str]) -> None:
     """Points-to and effects name objects by their allocation site: a heap context's clones of
     a site (clone_site) are that site to the read-back (the demand graph keeps them apart)."""
-    for name, col in (("pts", 1), ("local_effect", 2)):
+    for name, col in (("pts", 1), ("local_effect", 2), ("write_obj", 1), ("violation", 3)):
         if name in rels:
             rels[name] = list(dict.fromkeys(
                 r[:col] + (site.get(r[col], r[col]),) + r[col + 1:] for r in rels[name]))

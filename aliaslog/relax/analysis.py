@@ -29,7 +29,7 @@ from ..options import DEFAULT_ENGINE, EngineOptions
 from ..pipeline import Verdicts
 
 READ_BACK = frozenset({"keep_reason", "kept", "removable", "metric", "violation", "observable",
-                       "observable_root", "pts", "may_alias", "write_obj"})
+                       "observable_root", "pts", "may_alias", "write_obj", "clone_site"})
 
 KIND_TEXT = {
     "inplace-live": "in-place write to a value that is used afterwards",
@@ -197,6 +197,10 @@ class RelaxResult(Verdicts):
         if nid == "$opaque":
             return "memory from outside the module"
         obj = ids.nodes.get(nid)
+        if obj is None and "@" in nid:  # a heap clone: `site@c1@c2` (relax_contexts.dl)
+            site, *ctx = nid.split("@")
+            calls = [self.describe(c) for c in ctx if c in ids.nodes]
+            return f"{self.describe(site)}, the one made under {', '.join(calls)}"
         if isinstance(obj, tuple) and obj and obj[0] == "output":
             return f"output {obj[2]} of " + self.describe(obj[1])
         if isinstance(obj, relax.Var):

@@ -290,6 +290,19 @@ def test_explain_names_what_exists(capsys) -> None:
     assert status == 2 and "did you mean old" in err
 
 
+def test_explain_names_the_call_a_helpers_tensor_was_made_under(capsys) -> None:
+    """A helper called twice makes one tensor per call site: the demand behind its in-place
+    write is the tensor the first call made, and the second call is removable."""
+    src = (paths.DATA / "relax" / "regressions"
+           / "helper_called_twice_writes_the_tensor_it_allocates.py")
+    status, out, _ = run(capsys, "explain", src, "v11", *EMBEDDED)
+    assert status == 0
+    assert re.search(r"the memory of `v10` in @h8 \(.*:42\), the one made under `v15` in "
+                     r"@main", out)
+    status, out, _ = run(capsys, "explain", src, "v16", *EMBEDDED)
+    assert status == 0 and "`v16` in @main" in out and "is removable" in out
+
+
 def test_check_findings_at_later_points_name_the_input_bindings(capsys, tmp_path) -> None:
     src = paths.DATA / "relax" / "cases" / "case18_planner_reuses_inplace_packed_argument.py"
     report = check_module(load_relax_module(src, "Before"), engine=_embedded(),

@@ -114,3 +114,27 @@ def test_a_read_counts_once_its_value_reaches_anything(change: dict, status: str
     """A pure binding nothing live mentions reads for no one, on the VM (the oracle) and in
     `check` alike; a use, an effect of its own or a write of its result makes it a read."""
     assert judge({**DEAD_READ, **change}, "as-written", 1).status == status
+
+
+WRITES_PARAM = {"params": [{"name": "x0", "shape": [2, 3]}], "dataflow": False, "stmts": [
+    {"var": "v0", "op": "scalar", "args": ["x0"], "attr": {"fn": "add", "k": 2.0}},
+    {"var": "v6", "op": "call", "args": ["v0"], "attr": {"fn": "h1"}},
+    {"var": "v14", "op": "call_tir", "args": ["x0"], "attr": {"kernel": "scale2", "plain": False}},
+    {"var": "v15", "op": "call", "args": ["v14"], "attr": {"fn": "h1"}}],
+    "outputs": ["v6"], "functions": [
+        {"name": "h1", "kind": "helper", "params": [{"name": "p2", "shape": [2, 3]}],
+         "dataflow": True, "outputs": ["v5"], "stmts": [
+             {"var": "v5", "op": "inplace", "args": ["p2"],
+              "attr": {"kernel": "inc", "plain": True}}]}]}
+
+
+@pytest.mark.parametrize("second, status", [
+    ("v14", "clean"),  # the second call writes another tensor
+    ("v0", "caught"),  # the second call writes the tensor the first returned
+    ("v6", "caught"),  # ... passed as the first call's result
+])
+def test_each_call_of_a_helper_writes_what_its_own_call_site_passes(second: str, status: str):
+    """A helper called directly runs once per call site (relax_contexts.dl): its second call
+    clobbers the first call's result exactly when it is given that tensor."""
+    stmts = [*WRITES_PARAM["stmts"][:3], {**WRITES_PARAM["stmts"][3], "args": [second]}]
+    assert judge({**WRITES_PARAM, "stmts": stmts}, "as-written", 1).status == status
