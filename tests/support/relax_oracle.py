@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,44 +68,38 @@ def legalized(mod: Any) -> Any:
         return tvm.transform.Sequential(passes)(mod)
 
 
-def loaded_params(pf: Any) -> set[int] | None:
-    """The parameters a PrimFunc's body loads from (None: a load the oracle cannot place)."""
-    import tvm
+def _params_accessed(pf: Any, node_type: Any, buffer_of: Callable[[Any], Any]) -> set[int] | None:
+    """The parameters of a PrimFunc whose buffer `buffer_of` a node of `node_type` in its body
+    names (None: a node the oracle cannot place on a parameter)."""
     import tvm_ffi
 
     params = list(pf.params)
     found: set[int] = set()
     unplaced = []
 
-    def on_load(node: Any) -> None:
+    def on_node(node: Any) -> None:
         for i, p in enumerate(params):
-            if node.source.same_as(p):
+            if buffer_of(node).same_as(p):
                 found.add(i)
                 return
         unplaced.append(node)
 
-    tvm_ffi.structural_walk(pf.body, [(tvm.ir.expr.TensorLoad, on_load)])
+    tvm_ffi.structural_walk(pf.body, [(node_type, on_node)])
     return None if unplaced else found
+
+
+def loaded_params(pf: Any) -> set[int] | None:
+    """The parameters a PrimFunc's body loads from (None: a load the oracle cannot place)."""
+    import tvm
+
+    return _params_accessed(pf, tvm.ir.expr.TensorLoad, lambda n: n.source)
 
 
 def stored_params(pf: Any) -> set[int] | None:
     """The parameters a PrimFunc's body stores into (None: a store the oracle cannot place)."""
     import tvm
-    import tvm_ffi
 
-    params = list(pf.params)
-    found: set[int] = set()
-    unplaced = []
-
-    def on_store(node: Any) -> None:
-        for i, p in enumerate(params):
-            if node.buffer.same_as(p):
-                found.add(i)
-                return
-        unplaced.append(node)
-
-    tvm_ffi.structural_walk(pf.body, [(tvm.tirx.BufferStore, on_store)])
-    return None if unplaced else found
+    return _params_accessed(pf, tvm.tirx.BufferStore, lambda n: n.buffer)
 
 
 def _pure(legal: Any, v: Any) -> bool:
