@@ -135,8 +135,11 @@ def _wait_for(path: Path, seconds: float = 60) -> int:
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_stopped_analysis_leaves_no_souffle_running(sig, tmp_path) -> None:
     env, pidfile = _hanging_souffle(tmp_path)
+    # a job a non-interactive shell started in the background inherits SIGINT ignored, and
+    # Python then keeps ignoring it: give aliaslog the default, as a terminal would
     proc = subprocess.Popen([sys.executable, "-m", "aliaslog.cli", "analyze", str(PROGRAM),
-                             "--engine", "souffle"], env=env, stderr=subprocess.PIPE, text=True)
+                             "--engine", "souffle"], env=env, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     pid = _wait_for(pidfile)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
