@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from aliaslog.engines import available_engines  # noqa: E402
 from aliaslog.options import EngineOptions  # noqa: E402
 from aliaslog.relax import analyze_relax  # noqa: E402
-from extractor.relax_load import POINTS, load_relax_module, to_point  # noqa: E402
+from extractor.relax_load import POINTS, load_relax_module  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "relax"
 MODELS = ("bert", "vit", "resnet", "gpt2")
@@ -41,13 +41,13 @@ def build_seconds(mod, repeat: int) -> float:  # type: ignore[no-untyped-def]
 
 
 def analysis_seconds(mod, point: str, engine: str, repeat: int) -> tuple[float, int]:  # type: ignore[no-untyped-def]
-    """Best extract + solve + read-back time at a point (already lowered), and bindings."""
-    at = to_point(mod, point)
+    """Best extract + solve + read-back time at a point (its lowering not counted), and
+    bindings."""
     best, n = float("inf"), 0
     compiled = engine == "souffle-compiled"
     for _ in range(repeat + compiled):  # the first compiled run builds the cached binary
-        res = analyze_relax(at, engine=EngineOptions("souffle" if compiled else engine,
-                                                     compiled=compiled))
+        opts = EngineOptions("souffle" if compiled else engine, compiled=compiled)
+        res = analyze_relax(mod, point=point, engine=opts)
         best = min(best, sum(res.timings[s] for s in STAGES))
         n = len(res.kept_ids) + len(res.removable_ids)
     return best, n

@@ -35,6 +35,7 @@ from .kernel_access import (
     read_params,
     written_params,
 )
+from .relax_pipeline import views_ahead
 
 log = logging.getLogger("aliaslog.effects")
 
@@ -130,13 +131,14 @@ def extract_relax(mod: tvm.IRModule, effects: dict[str, Effect] | None = None,
     `param_modes`: (entry function, parameter name) -> mode (`donated`). `after`: the TVM passes
     that have run on `mod`. Once LegalizeOps has, a `relax.reshape` left is the view
     RewriteDataflowReshape made (before it, a reshape not bound to a dataflow variable becomes
-    a copying kernel); once CallTIRRewrite has, kernels called directly are its lowering of
+    a copying kernel; until RewriteDataflowReshape has, a copy it will make a view is vm_view);
+    once CallTIRRewrite has, kernels called directly are its lowering of
     call_tir / call_tir_inplace, and an argument a kernel updates is the call's result (before
     it, a direct call is the program's own: the argument still names the value it destroyed,
     unless its function is marked force_pure, as RemovePurityChecking leaves it)."""
     return _RelaxExtractor(mod, effects if effects is not None else load_relax_effects(),
                            tir_effects if tir_effects is not None else load_tir_effects(),
-                           entries, param_modes or {}, after).run()
+                           entries, param_modes or {}, after, views_ahead(mod, after)).run()
 
 
 def relax_functions(mod: tvm.IRModule) -> list[str]:
@@ -212,8 +214,9 @@ class _RelaxExtractor:
     def __init__(self, mod: tvm.IRModule, effects: dict[str, Effect],
                  tir_effects: dict[str, TirCallEffect], entries: list[str] | None,
                  param_modes: dict[tuple[str, str], str],
-                 after: frozenset[str] = frozenset()) -> None:
+                 after: frozenset[str] = frozenset(), vm_views: set[Any] | None = None) -> None:
         self.mod = mod
+        self.vm_views = vm_views or set()  # variables relax.build binds to a view (views_ahead)
         self.param_modes = param_modes
         self.legalized = "LegalizeOps" in after
         self.rewritten = "CallTIRRewrite" in after
@@ -331,6 +334,8 @@ class _RelaxExtractor:
                 f.add("node_loc", v, int(span.line), int(span.column))
             self.dataflow_binding = isinstance(b.var, relax.DataflowVar)
             value = self.value(b.value, func, bid, gname)
+            if b.var in self.vm_views and isinstance(b.value, relax.Call):
+                f.add("vm_view", value)
             if isinstance(b, relax.MatchCast) and not _cast_cannot_fail(b):
                 value = self.match_check(b, value, func, bid)
             self.ids.node_binding.setdefault(v, bid)

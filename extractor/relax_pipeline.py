@@ -36,3 +36,31 @@ def run_passes(mod: Any, names: tuple[str, ...] | list[str], target: str = "llvm
 
     with tvm.transform.PassContext(), tvm.target.Target(target):
         return tvm.transform.Sequential([make_pass(n) for n in names])(mod)
+
+
+def views_ahead(mod: Any, after: frozenset[str], target: str = "llvm") -> set[Any]:
+    """The variables whose bindings relax.build's RewriteDataflowReshape, not run on `mod` yet
+    (`after`: the passes that have), makes a reshape: a view of the input, computing nothing.
+    Empty when that pass has run, or when the pipeline up to it fails (relax.build would too)."""
+    import tvm
+    from tvm import relax
+
+    names = tuple(n for n in passes_through("RewriteDataflowReshape") if n not in after)
+    if "RewriteDataflowReshape" not in names:
+        return set()
+    try:
+        out = run_passes(mod, names, target)
+    except Exception:  # noqa: BLE001 - the build fails: there is no VM to be precise about
+        return set()
+    reshape = tvm.ir.Op.get("relax.reshape")
+    found: set[Any] = set()
+
+    def visit(e: Any) -> None:
+        if isinstance(e, relax.SeqExpr):
+            found.update(b.var for block in e.blocks for b in block.bindings
+                         if isinstance(b.value, relax.Call) and b.value.op.same_as(reshape))
+
+    for _, fn in out.functions.items():
+        if isinstance(fn, relax.Function):
+            relax.analysis.post_order_visit(fn, visit)
+    return found

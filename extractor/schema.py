@@ -138,6 +138,10 @@ SCHEMA: tuple[Relation, ...] = (
          "evaluating n writes into the memory of target's value (inplace: the old value is "
          "consumed, n's result is the new version; dps: a kernel or packed function fills a "
          "destination)"),
+    _rel("vm_view", "n:Node",
+         "relax.build turns the value n into a view of its input, computing nothing: "
+         "RewriteDataflowReshape, still to run, makes it a reshape (a copy kernel of a reshape, "
+         "flatten, unit-dimension transpose or identity astype bound to a dataflow variable)"),
     _rel("in_storage", "t:Node, s:Node", "the tensor allocated at t lives in the storage s holds"),
     _rel("overwrite_ok", "n:Node, dst:number, src:number, how:symbol",
          "the kernel called at n may write its argument dst over argument src's memory: exactly "

@@ -94,47 +94,21 @@ def test_shrink_keeps_the_failure_and_drops_the_rest():
     assert uses_inplace(small) and len(small["stmts"]) < n
 
 
-DEAD_READ = {"params": [{"name": "x1", "shape": [6]}], "dataflow": False, "stmts": [
+DEAD_READ = {"params": [{"name": "x1", "shape": [3, 2]}], "dataflow": True, "stmts": [
     {"var": "v1", "op": "scalar", "args": ["x1"], "attr": {"fn": "add", "k": 2.0}},
     {"var": "v2", "op": "inplace_packed", "args": ["v1"], "attr": {"fn": "inc_ip"}},
-    {"var": "v3", "op": "binop", "args": ["v1", "v1"], "attr": {"fn": "add"}}],
+    {"var": "v3", "op": "flatten", "args": ["v1"], "attr": {}}],
     "outputs": ["v2"]}
+DEAD_ADD = {"var": "v3", "op": "binop", "args": ["v1", "v1"], "attr": {"fn": "add"}}
 
 
 @pytest.mark.parametrize("change, status", [
-    ({}, "clean"),  # nothing uses v3: its read of the written v1 reaches no one
-    ({"outputs": ["v2", "v3"]}, "caught"),  # v3 returned: the read is seen
-    ({"stmts": [*DEAD_READ["stmts"][:2],  # a kernel that also zeroes its input has an effect
-                {"var": "v3", "op": "call_tir", "args": ["v1"],
-                 "attr": {"kernel": "dirty", "plain": False}}]}, "caught"),
-    ({"stmts": [*DEAD_READ["stmts"], {"var": "v4", "op": "inplace_packed", "args": ["v3"],
-                                       "attr": {"fn": "inc_ip"}}]}, "caught"),  # v3 written
+    ({}, "clean"),  # RewriteDataflowReshape makes the dead flatten a view: the VM reads nothing
+    ({"outputs": ["v2", "v3"]}, "caught"),  # the view returned: its read of v1 is seen
+    ({"dataflow": False}, "caught"),  # outside a dataflow block a copying kernel runs and reads
+    ({"stmts": [*DEAD_READ["stmts"][:2], DEAD_ADD]}, "caught"),  # a dead add still runs
 ])
-def test_a_read_counts_once_its_value_reaches_anything(change: dict, status: str):
-    """A pure binding nothing live mentions reads for no one, on the VM (the oracle) and in
-    `check` alike; a use, an effect of its own or a write of its result makes it a read."""
+def test_a_dead_binding_reads_unless_the_vm_computes_nothing_for_it(change: dict, status: str):
+    """A read of a written tensor counts wherever TVM's VM makes it, used or not; only a copy
+    relax.build turns into a view, and that nothing reads, reads nothing (oracle and check)."""
     assert judge({**DEAD_READ, **change}, "as-written", 1).status == status
-
-
-WRITES_PARAM = {"params": [{"name": "x0", "shape": [2, 3]}], "dataflow": False, "stmts": [
-    {"var": "v0", "op": "scalar", "args": ["x0"], "attr": {"fn": "add", "k": 2.0}},
-    {"var": "v6", "op": "call", "args": ["v0"], "attr": {"fn": "h1"}},
-    {"var": "v14", "op": "call_tir", "args": ["x0"], "attr": {"kernel": "scale2", "plain": False}},
-    {"var": "v15", "op": "call", "args": ["v14"], "attr": {"fn": "h1"}}],
-    "outputs": ["v6"], "functions": [
-        {"name": "h1", "kind": "helper", "params": [{"name": "p2", "shape": [2, 3]}],
-         "dataflow": True, "outputs": ["v5"], "stmts": [
-             {"var": "v5", "op": "inplace", "args": ["p2"],
-              "attr": {"kernel": "inc", "plain": True}}]}]}
-
-
-@pytest.mark.parametrize("second, status", [
-    ("v14", "clean"),  # the second call writes another tensor
-    ("v0", "caught"),  # the second call writes the tensor the first returned
-    ("v6", "caught"),  # ... passed as the first call's result
-])
-def test_each_call_of_a_helper_writes_what_its_own_call_site_passes(second: str, status: str):
-    """A helper called directly runs once per call site (relax_contexts.dl): its second call
-    clobbers the first call's result exactly when it is given that tensor."""
-    stmts = [*WRITES_PARAM["stmts"][:3], {**WRITES_PARAM["stmts"][3], "args": [second]}]
-    assert judge({**WRITES_PARAM, "stmts": stmts}, "as-written", 1).status == status

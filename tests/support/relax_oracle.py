@@ -18,17 +18,12 @@ is the oracle's failure (OracleError), never a verdict.
 
 What a call reads: the parameters a kernel's TIR loads from, the positions PACKED_READS names
 for a packed function; passing a tensor on (to a view, a tuple, a function) reads nothing.
-A pure call whose result nothing live uses (`dead_pure`: a kernel that stores only its
-outputs, nothing mentioning its variable but other such calls) reads for no one: the VM may
-run it, but no value it computes from a clobbered input reaches a result, a parameter or a
-write, so its reads are not compared.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,7 +45,6 @@ class Planned:
     reads: list[tuple[int, Any]]  # VM argument position -> source name (str) or constant
     enters: str | None = None  # a Relax function the call runs ("" when a closure's)
     args: list[Any] = field(default_factory=list)  # what its arguments hold, as in reads
-    dead: bool = False  # a pure call whose result nothing uses: what it reads reaches no one
 
 
 LEGALIZE = ("DispatchSampling", "DispatchSortScan", "LegalizeOps", "RewriteDataflowReshape",
@@ -68,89 +62,24 @@ def legalized(mod: Any) -> Any:
         return tvm.transform.Sequential(passes)(mod)
 
 
-def _params_accessed(pf: Any, node_type: Any, buffer_of: Callable[[Any], Any]) -> set[int] | None:
-    """The parameters of a PrimFunc whose buffer `buffer_of` a node of `node_type` in its body
-    names (None: a node the oracle cannot place on a parameter)."""
+def loaded_params(pf: Any) -> set[int] | None:
+    """The parameters a PrimFunc's body loads from (None: a load the oracle cannot place)."""
+    import tvm
     import tvm_ffi
 
     params = list(pf.params)
     found: set[int] = set()
     unplaced = []
 
-    def on_node(node: Any) -> None:
+    def on_load(node: Any) -> None:
         for i, p in enumerate(params):
-            if buffer_of(node).same_as(p):
+            if node.source.same_as(p):
                 found.add(i)
                 return
         unplaced.append(node)
 
-    tvm_ffi.structural_walk(pf.body, [(node_type, on_node)])
+    tvm_ffi.structural_walk(pf.body, [(tvm.ir.expr.TensorLoad, on_load)])
     return None if unplaced else found
-
-
-def loaded_params(pf: Any) -> set[int] | None:
-    """The parameters a PrimFunc's body loads from (None: a load the oracle cannot place)."""
-    import tvm
-
-    return _params_accessed(pf, tvm.ir.expr.TensorLoad, lambda n: n.source)
-
-
-def stored_params(pf: Any) -> set[int] | None:
-    """The parameters a PrimFunc's body stores into (None: a store the oracle cannot place)."""
-    import tvm
-
-    return _params_accessed(pf, tvm.tirx.BufferStore, lambda n: n.buffer)
-
-
-def _pure(legal: Any, v: Any) -> bool:
-    """Evaluating v writes no memory and has no effect: a value, a tuple, a projection, a
-    function, an operator TVM calls pure, a call_tir whose kernel stores only its outputs."""
-    import tvm
-    from tvm import relax
-
-    if not isinstance(v, relax.Call):
-        return not isinstance(v, (relax.If, relax.SeqExpr))
-    if isinstance(v.op, tvm.ir.GlobalVar) and isinstance(legal[v.op], tvm.tirx.PrimFunc):
-        stored, loaded = stored_params(legal[v.op]), loaded_params(legal[v.op])
-        return stored is not None and loaded is not None and not stored & loaded
-    if not isinstance(v.op, tvm.ir.Op):
-        return False  # a Relax function, a packed function, a closure
-    name = v.op.name
-    if name == "relax.call_tir":
-        args = v.args[1].fields if isinstance(v.args[1], relax.Tuple) else [v.args[1]]
-        stored = stored_params(legal[v.args[0]])
-        return stored is not None and all(i >= len(args) for i in stored)
-    if name.startswith(("relax.call_", "relax.invoke_")):
-        return False
-    return bool(v.op.get_attr("FPurity"))
-
-
-def dead_pure(legal: Any, fn: Any) -> set[str]:
-    """The variables of fn's bindings whose value is pure and that nothing live mentions: the
-    function's result, an impure binding, or a live binding (syntactic, as DCE is); a kernel
-    called directly is live when a destination it fills is."""
-    import tvm
-    from tvm import relax
-
-    def names(e: Any) -> set[str]:
-        return {v.name for v in relax.analysis.free_vars(e)}
-
-    def filled(v: Any) -> set[str]:
-        if not (isinstance(v, relax.Call) and isinstance(v.op, tvm.ir.GlobalVar)
-                and isinstance(legal[v.op], tvm.tirx.PrimFunc)):
-            return set()
-        stored = stored_params(legal[v.op]) or set()
-        return {a.name for i, a in enumerate(v.args)
-                if i in stored and isinstance(a, relax.Var)}
-
-    live = names(fn.body.body)
-    dead: set[str] = set()
-    for b in reversed([b for block in fn.body.blocks for b in block.bindings]):
-        if b.var.name in live or filled(b.value) & live or not _pure(legal, b.value):
-            live |= names(b.value)
-        else:
-            dead.add(b.var.name)
-    return dead
 
 
 def _packed_reads(symbol: str) -> tuple[int, ...]:
@@ -218,9 +147,6 @@ def _plan_function(legal: Any, fn: Any) -> list[Planned]:
                 calls.append(Planned("vm.builtin.invoke_closure", var, [],
                                      closures.get(op.name, ""),
                                      [op.name] + [_name(a) for a in v.args]))
-    dead = dead_pure(legal, fn)
-    for c in calls:
-        c.dead = c.var in dead
     return calls
 
 
@@ -317,7 +243,7 @@ class Tracer:
             return
         call = fr.calls[fr.pos]
         fr.pos += 1
-        if self.hazard is None and not call.dead:
+        if self.hazard is None:
             for pos, ref in call.reads:
                 self._check(fr, call, pos, ref, args)
         if call.enters is not None:

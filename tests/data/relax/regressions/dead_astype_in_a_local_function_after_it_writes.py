@@ -1,5 +1,6 @@
-"""A local function writes a tensor in place and then takes an astype of it that nothing uses: a
-dead pure binding reads for no one, in a function body as in main.
+"""A local function writes a tensor in place and then takes an identity astype of it that nothing
+uses: RewriteDataflowReshape makes the astype a view, so the VM reads nothing for it, in a
+function body as in main.
 
 Fuzzer counterexample: False alarm (class a) of the Relax fuzzer on variant as-written: check
 reported inplace-live, but no read in any VM run sees another value than value semantics.

@@ -1,5 +1,6 @@
-"""An in-place packed call writes a tensor, and an astype nothing uses takes it afterwards: a dead
-pure binding reads for no one. Check counted every binding that runs as a read.
+"""An in-place packed call writes a tensor, and an identity astype nothing uses takes it
+afterwards: RewriteDataflowReshape makes the astype a view, so the VM reads nothing for it.
+Check counted the copy's read.
 
 Fuzzer counterexample: False alarm (class a) of the Relax fuzzer on variant as-written: check
 reported inplace-live, but no read in any VM run sees another value than value semantics.

@@ -1,5 +1,6 @@
 """A helper writes its parameter in place, then copies it with a call_tir nothing uses
-(RewriteDataflowReshape makes the copy a view): a dead pure binding reads for no one.
+(RewriteDataflowReshape makes the copy a view): the VM computes nothing for it, so it reads
+nothing.
 
 Fuzzer counterexample: False alarm (class a) of the Relax fuzzer on variant as-written: check
 reported inplace-live, but no read in any VM run sees another value than value semantics.

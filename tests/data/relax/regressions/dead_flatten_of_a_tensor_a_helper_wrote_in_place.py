@@ -1,6 +1,6 @@
-"""A helper writes a fresh tensor in place and then flattens it into a binding nothing uses: a
-pure value nobody mentions reads for no one (at the VM it is a view, reading nothing). Check
-counted every binding that runs as a read.
+"""A helper writes a fresh tensor in place and then flattens it into a dataflow binding nothing
+uses: RewriteDataflowReshape makes the flatten a view, so the VM reads nothing for it, and an
+unread view reads nothing. Check counted the copy's read.
 
 Fuzzer counterexample: False alarm (class a) of the Relax fuzzer on variant as-written: check
 reported inplace-live, but no read in any VM run sees another value than value semantics.

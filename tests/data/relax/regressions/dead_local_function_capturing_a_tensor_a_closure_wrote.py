@@ -1,6 +1,6 @@
 """A closure writes its captured tensor in place; afterwards a local function that captures the
 same tensor is made and never called (after LambdaLift, a make_closure nobody uses): making a
-closure reads none of its captures, and a dead one reads for no one.
+local function or a closure reads none of its captures.
 
 Fuzzer counterexample: False alarm (class a) of the Relax fuzzer on variant as-written: check
 reported inplace-live, but no read in any VM run sees another value than value semantics.
