@@ -638,6 +638,7 @@ class _RelaxExtractor:
         written: list[int] = []
         if isinstance(pf, tirx.PrimFunc):
             written = [i for i in self.prim_written(cname, pf)[0] if i < len(arg_ids)]
+            self.unread_by_kernel(n, cname, pf, arg_ids)
         # the declared in-place arguments, and any other argument the kernel stores into
         for k in sorted(set(inplace) | set(written)):
             if 0 <= k < len(arg_ids):
@@ -685,6 +686,13 @@ class _RelaxExtractor:
             self.prim_reads[name] = read_params(pf, self.tir_effects)
         return self.prim_reads[name]
 
+    def unread_by_kernel(self, n: str, name: str, pf: tirx.PrimFunc, arg_ids: list[str]) -> None:
+        """kernel_unread: the arguments of kernel call n that no parameter it loads binds."""
+        read = self.prim_read(name, pf)
+        for a in dict.fromkeys(arg_ids):
+            if not any(x == a and i in read for i, x in enumerate(arg_ids)):
+                self.f.add("kernel_unread", n, a)
+
     def primfunc_call(self, n: str, name: str, pf: tirx.PrimFunc, arg_ids: list[str],
                       lowered: bool) -> None:
         """A direct DPS call of a PrimFunc: it fills the parameters it only writes. One the
@@ -694,6 +702,7 @@ class _RelaxExtractor:
         whose result later code reads under the argument's name)."""
         written, opaque = self.prim_written(name, pf)
         read = set() if lowered else self.prim_read(name, pf)
+        self.unread_by_kernel(n, name, pf, arg_ids)
         self.op_call(n, "primfunc", f"@{name}", "unknown" if opaque else "writes")
         for i in written:
             if i < len(arg_ids):

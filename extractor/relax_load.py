@@ -143,11 +143,22 @@ def to_point(mod: tvm.IRModule, point: str, target: str = "llvm") -> tvm.IRModul
     if point == "input":
         return mod
     names = point_passes(point)
+    if point == "lowered" and has_local_function(mod):
+        # relax.build cannot lower local functions (VMShapeLower needs LambdaLift first): the
+        # module a VM runs has them lifted
+        names = ("LambdaLift", *names)
     try:
         return run_passes(mod, names, target)
     except Exception as exc:  # noqa: BLE001 - a pipeline failure is the module's problem
         last = (str(exc).strip().splitlines() or [type(exc).__name__])[-1]
         raise PipelineError(point, f"{type(exc).__name__}: {last}") from None
+
+
+def has_local_function(mod: tvm.IRModule) -> bool:
+    """Whether a Relax function of mod binds a local function (a closure not yet lifted)."""
+    return any(isinstance(b.value, relax.Function)
+               for f in mod.functions.values() if isinstance(f, relax.Function)
+               for blk in f.body.blocks for b in blk.bindings)
 
 
 def point_passes(point: str) -> tuple[str, ...]:

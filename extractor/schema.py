@@ -142,6 +142,9 @@ SCHEMA: tuple[Relation, ...] = (
          "relax.build turns the value n into a view of its input, computing nothing: "
          "RewriteDataflowReshape, still to run, makes it a reshape (a copy kernel of a reshape, "
          "flatten, unit-dimension transpose or identity astype bound to a dataflow variable)"),
+    _rel("kernel_unread", "c:Node, a:Node",
+         "the PrimFunc called at c (call_tir, call_tir_inplace or directly) never loads "
+         "argument a, at any position it is passed: at most it stores into it"),
     _rel("in_storage", "t:Node, s:Node", "the tensor allocated at t lives in the storage s holds"),
     _rel("overwrite_ok", "n:Node, dst:number, src:number, how:symbol",
          "the kernel called at n may write its argument dst over argument src's memory: exactly "

@@ -112,3 +112,23 @@ def test_a_dead_binding_reads_unless_the_vm_computes_nothing_for_it(change: dict
     """A read of a written tensor counts wherever TVM's VM makes it, used or not; only a copy
     relax.build turns into a view, and that nothing reads, reads nothing (oracle and check)."""
     assert judge({**DEAD_READ, **change}, "as-written", 1).status == status
+
+
+CONST_WRITE = {"params": [{"name": "x0", "shape": [6]}], "dataflow": True, "stmts": [
+    {"var": "v1", "op": "const", "args": [],
+     "attr": {"shape": [6], "values": [-3.0, 1.0, -1.0, 2.0, 0.5, -1.0]}},
+    {"var": "v2", "op": "scalar", "args": ["v1"], "attr": {"fn": "add", "k": 1.0}},
+    {"var": "v3", "op": "scalar", "args": ["x0"], "attr": {"fn": "add", "k": 1.0}}],
+    "outputs": ["v3"]}
+
+
+@pytest.mark.parametrize("fn, status", [
+    ("add", "caught"),  # the in-place add loads the constant: the next call sees it changed
+    ("multiply", "clean"),  # TVM's kernel for `c * 0` stores zeros and never loads c
+])
+def test_a_constant_written_in_place_matters_once_something_loads_it(fn: str, status: str):
+    """DataflowUseInplaceCalls writes a dead `c op k` into the constant c; the VM's next call
+    reads the changed constant only where a kernel loads it (kernel_unread, read_base)."""
+    stmts = [dict(s) for s in CONST_WRITE["stmts"]]
+    stmts[1]["attr"] = {"fn": fn, "k": 0.0 if fn == "multiply" else 1.0}
+    assert judge({**CONST_WRITE, "stmts": stmts}, "inplace", 1).status == status

@@ -129,6 +129,8 @@ def judge(spec: dict[str, Any], variant: str, seed: int,
     import tvm_ffi
     from tvm import relax
 
+    from extractor.relax_load import has_local_function
+
     rm.register_packed()
     try:
         mod = load(rm.render(spec))
@@ -156,7 +158,7 @@ def judge(spec: dict[str, Any], variant: str, seed: int,
         if before_verified is not None and mod is before_verified:
             return Verdict("internal", detail=_first_line(exc))  # aliaslog's pass failed
         return Verdict("pass-failed", detail=_first_line(exc))
-    if _has_local_function(mod):  # relax.build needs them lifted
+    if has_local_function(mod):  # relax.build needs them lifted
         checked.append(mod)
         try:
             mod = _lifted(mod)
@@ -257,22 +259,15 @@ def _lifted(mod: Any) -> Any:
     """mod with its local functions lambda-lifted (relax.build needs them lifted)."""
     from tvm import relax
 
-    if not _has_local_function(mod):
+    from extractor.relax_load import has_local_function
+
+    if not has_local_function(mod):
         return mod
     with contextlib.redirect_stderr(io.StringIO()):
         return relax.transform.LambdaLift()(mod)
 
 
 _SEEN: dict[tuple[tuple[int, ...], str, int, bool], Verdict] = {}
-
-
-def _has_local_function(mod: Any) -> bool:
-    """Whether a Relax function of mod binds a local function (a closure not yet lifted)."""
-    from tvm import relax
-
-    return any(isinstance(b.value, relax.Function)
-               for f in mod.functions.values() if isinstance(f, relax.Function)
-               for blk in f.body.blocks for b in blk.bindings)
 
 
 @dataclass
