@@ -284,8 +284,13 @@ def _refusal(pf: tirx.PrimFunc, out_param: int, in_param: int, forward: bool,
         return f"block `{w.name}` stores into `{out.name}` more than once"
     index, before = stores[0]
     for k, (buf, idx) in enumerate(w.loads):
-        if out.same_as(buf):
-            return f"block `{w.name}` reads `{out.name}`, which would then be `{inp.name}`"
+        # the element about to be written, read before the store, is still the input's own
+        # (an accumulation `a[i] = a[i] + b[i]` over b); any other read of out may see a write
+        if out.same_as(buf) and not (k < before and (
+                _same_offset(w, idx, out.ty.shape, index, out.ty.shape) if by_offset
+                else _same_index(idx, index))):
+            return (f"block `{w.name}` reads `{out.name}` at another element than the one it "
+                    f"writes, or after writing it: it would then be `{inp.name}`")
         if inp.same_as(buf):
             same = (_same_offset(w, idx, inp.ty.shape, index, out.ty.shape) if by_offset
                     else _same_index(idx, index))

@@ -71,6 +71,22 @@ class Kernels:
                 vi, vj = T.axis.remap("SS", [i, j])
                 out[vi, vj] = a[vj, vi]
 
+    @T.prim_func(private=True, s_tir=True)
+    def accumulate(a: T.Buffer((2, 4), "float32", offset_factor=1),
+                   out: T.Buffer((2, 4), "float32", offset_factor=1)):
+        for i, j in T.grid(2, 4):
+            with T.sblock("b"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                out[vi, vj] = out[vi, vj] + a[vi, vj]
+
+    @T.prim_func(private=True, s_tir=True)
+    def accumulate_mirrored(a: T.Buffer((2, 4), "float32", offset_factor=1),
+                            out: T.Buffer((2, 4), "float32", offset_factor=1)):
+        for i, j in T.grid(2, 4):
+            with T.sblock("b"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                out[vi, vj] = out[vi, 3 - vj] + a[vi, vj]
+
 
 def _kernel(name: str):
     return Kernels[name]
@@ -83,6 +99,8 @@ def _kernel(name: str):
     ("parallel", True, True, False),       # iterations may run in any order
     ("flatten", False, True, True),        # another shape, element k read where k is written
     ("transpose", False, False, False),    # element k written over one read later
+    ("accumulate", True, True, True),      # out read where it is written, before the store
+    ("accumulate_mirrored", False, False, False),  # out read at another element
 ])
 def test_overwrite_compares_elements_by_offset(name: str, inplace: bool, same: bool,
                                                forward: bool) -> None:
@@ -126,11 +144,13 @@ def test_forward_safety_holds_on_the_vm(name: str) -> None:
 
 
 @pytest.mark.parametrize(("name", "shape", "want"), [
+    ("accumulate", [2, 4], 2 * (X + 1)),
     ("flatten", [8], (X + 1).reshape(8)),
     ("transpose", [4, 2], (X + 1).T),
 ])
 def test_overwrite_safety_holds_on_the_vm(name: str, shape: list[int], want: np.ndarray) -> None:
-    """Written over the very bytes of its input, a flatten computes its result; a transpose
-    reads elements it already overwrote."""
+    """Written over the very bytes of its input, a flatten computes its result, and so does an
+    accumulation into its output (which then holds the input: x + 1 twice); a transpose reads
+    elements it already overwrote."""
     got = _over_its_input(name, 32, shape)
     assert np.array_equal(got, want) == (overwrite_refusal(_kernel(name), 1, 0) is None)

@@ -132,3 +132,27 @@ def test_a_constant_written_in_place_matters_once_something_loads_it(fn: str, st
     stmts = [dict(s) for s in CONST_WRITE["stmts"]]
     stmts[1]["attr"] = {"fn": fn, "k": 0.0 if fn == "multiply" else 1.0}
     assert judge({**CONST_WRITE, "stmts": stmts}, "inplace", 1).status == status
+
+
+UNUSED_CAPTURE = {"params": [{"name": "x0", "shape": [6]}], "dataflow": False, "stmts": [
+    {"var": "v1", "op": "scalar", "args": ["x0"], "attr": {"fn": "add", "k": 2.0}},
+    {"var": "v2", "op": "closure", "args": ["v1"], "attr": {"fn": "c1", "inner": False}},
+    {"var": "v3", "op": "inplace_packed", "args": ["v1"], "attr": {"fn": "inc_ip"}},
+    {"var": "v4", "op": "invoke", "args": ["v2", "x0"], "attr": {}}],
+    "outputs": ["v3", "v4"],
+    "functions": [{"name": "c1", "kind": "closure", "params": [
+        {"name": "p2", "shape": [6]}, {"name": "p3", "shape": [6]}], "dataflow": False,
+        "stmts": [{"var": "v5", "op": "scalar", "args": ["p2"], "attr": {"fn": "add", "k": 1.0}}],
+        "outputs": ["v5"], "ncap": 1}]}
+
+
+@pytest.mark.parametrize("uses, status", [
+    ("p2", "clean"),  # the closure's function never mentions its capture p3
+    ("p3", "caught"),  # it reads the capture, clobbered before the invocation
+])
+def test_invoking_a_closure_reads_the_captures_its_function_mentions(uses: str, status: str):
+    """A capture the function never mentions is bound to a parameter nothing reads: a write
+    into it before the invocation is no hazard there (unused_capture)."""
+    c1 = {**UNUSED_CAPTURE["functions"][0]}
+    c1["stmts"] = [{**c1["stmts"][0], "args": [uses]}]
+    assert judge({**UNUSED_CAPTURE, "functions": [c1]}, "as-written", 1).status == status
