@@ -11,9 +11,10 @@ read no later than the element of `out` that overwrites it is written. Decided o
 blocks (the s_tir form LegalizeOps, FuseTIR and TOPI produce), conservatively:
   - exactly one block writes `out`, once per element: data-parallel iterators only, no init;
   - that block reads `in` only at the element it writes (the same index), before its store,
-    and does not read `out`;
+    and reads `out` only there too (an accumulation), before the store;
   - every other block that reads `in` belongs to a loop nest that finishes before the writing
-    block's nest begins;
+    block's nest begins, or reads only elements of `in` past the last one `out` covers (`out`
+    may be smaller than `in`, covering its first elements);
   - no call hands out buffer pointers (extern, packed, address_of), nothing re-views `in` or
     `out` (match_buffer, DeclBuffer), and `in` is not written.
 An elementwise or injective kernel whose output index is its input index passes; a transpose,
@@ -21,7 +22,8 @@ a reduction or a matmul that reads other elements afterwards does not. Every ref
 
 That is VerifiedInplace's question (inplace_refusal: one shape). `write-overlap` asks it of
 tensors a lowered module already placed in one storage: overwrite_refusal compares elements
-by their offset in memory (a flatten writes element k where it reads element k), and
+by their offset in memory (a flatten writes element k where it reads element k; a split writes
+its first part over its input's first elements, which only that part reads), and
 forward_refusal allows the output to start before the input when the kernel writes in memory
 order.
 """
@@ -161,13 +163,27 @@ def _same_buffer_type(a: Any, b: Any) -> bool:
     return str(ta.dtype) == str(tb.dtype) and tvm_ffi.structural_equal(ta.shape, tb.shape)
 
 
-def _same_layout_size(a: Any, b: Any) -> bool:
-    """Compact buffers of one dtype and as many elements (element k at the same byte offset)."""
+def _fits_within(a: Any, b: Any) -> bool:
+    """Compact buffers of one dtype, a with no more elements than b (element k of each at the
+    same byte offset from the start)."""
     ta, tb = a.ty, b.ty
     if str(ta.dtype) != str(tb.dtype) or list(ta.strides) or list(tb.strides):
         return False
     sizes = [_static_size(t.shape) for t in (ta, tb)]
-    return sizes[0] is not None and sizes[0] == sizes[1]
+    return sizes[0] is not None and sizes[1] is not None and sizes[0] <= sizes[1]
+
+
+def _reads_past(b: _Block, inp: Any, first: int | None) -> bool:
+    """Every load of `inp` in block b is at an element offset of at least `first` (proved over
+    the block iterators' domains)."""
+    if first is None or b.realize is None:
+        return False
+    analyzer = tvm.sym.Analyzer()
+    for iv in b.realize.block.iter_vars:
+        analyzer.bind(iv.var, iv.dom)
+    shape = inp.ty.shape
+    return all(len(idx) == len(shape) and analyzer.can_prove(_linear(idx, shape) >= first)
+               for buf, idx in b.loads if inp.same_as(buf))
 
 
 def _static_size(shape: Any) -> int | None:
@@ -198,6 +214,18 @@ def _same_offset(w: _Block, a: list[Any], a_shape: Any, b: list[Any], b_shape: A
     return bool(analyzer.can_prove_equal(_linear(a, a_shape), _linear(b, b_shape)))
 
 
+def _ahead_offset(w: _Block, a: list[Any], a_shape: Any, b: list[Any], b_shape: Any) -> bool:
+    """In block w, index a of one buffer is at an element offset at or after index b of
+    another (written in memory order over a from its start or before, b's store never reaches
+    an element of a still to be read)."""
+    if len(a) != len(a_shape) or len(b) != len(b_shape):
+        return False
+    analyzer = tvm.sym.Analyzer()
+    for iv in w.realize.block.iter_vars:
+        analyzer.bind(iv.var, iv.dom)
+    return bool(analyzer.can_prove(_linear(a, a_shape) >= _linear(b, b_shape)))
+
+
 def inplace_refusal(pf: tirx.PrimFunc, out_param: int, in_param: int) -> str | None:
     """Why writing parameter `out_param` into parameter `in_param`'s memory is unsafe for this
     kernel (see the module docstring), or None when it is safe."""
@@ -216,12 +244,13 @@ def forward_refusal(pf: tirx.PrimFunc, out_param: int, in_param: int) -> str | N
     """Why writing parameter `out_param` over `in_param`'s memory moved forward (the output
     starting at or before the input, both in one buffer's bytes) is unsafe, or None when safe.
 
-    Besides what writing it exactly over the input asks (overwrite_refusal), the writing block
-    runs its elements
-    in memory order: serial (or unrolled, vectorized) loops from 0, one per dimension, binding
-    the block's iterators in order, which index the output in order over its whole compact
-    shape. The element of `out` written at step k then covers input elements at steps <= k,
-    each read (at its own step, before that step's store) already."""
+    Besides what writing it over the input from its start asks (overwrite_refusal, but the
+    writing block may read the input at or after the element it writes, as a split's later
+    part does), the writing block runs its elements in memory order: serial (or unrolled,
+    vectorized) loops from 0, one per dimension, binding the block's iterators in order, which
+    index the output in order over its whole compact shape. The element of `out` written at
+    step k then covers input elements at offsets <= k, each read (at its own step, before that
+    step's store) already, or never."""
     return _refusal(pf, out_param, in_param, forward=True, by_offset=True)
 
 
@@ -260,8 +289,9 @@ def _refusal(pf: tirx.PrimFunc, out_param: int, in_param: int, forward: bool,
     out, inp = params[out_param], params[in_param]
     if not all(isinstance(getattr(p, "ty", None), tirx.BufferType) for p in (out, inp)):
         return "a parameter is not a buffer"
-    if by_offset and not _same_layout_size(out, inp):
-        return f"`{out.name}` and `{inp.name}` differ in size or dtype, or are not compact"
+    if by_offset and not _fits_within(out, inp):
+        return (f"`{out.name}` is larger than `{inp.name}`, of another dtype, or they are not "
+                f"compact")
     if not by_offset and not _same_buffer_type(out, inp):
         return f"`{out.name}` and `{inp.name}` differ in shape or dtype"
     walk = _Walk()
@@ -292,17 +322,19 @@ def _refusal(pf: tirx.PrimFunc, out_param: int, in_param: int, forward: bool,
             return (f"block `{w.name}` reads `{out.name}` at another element than the one it "
                     f"writes, or after writing it: it would then be `{inp.name}`")
         if inp.same_as(buf):
-            same = (_same_offset(w, idx, inp.ty.shape, index, out.ty.shape) if by_offset
+            same = (_ahead_offset(w, idx, inp.ty.shape, index, out.ty.shape) if forward
+                    else _same_offset(w, idx, inp.ty.shape, index, out.ty.shape) if by_offset
                     else _same_index(idx, index))
             if not same:
                 return (f"block `{w.name}` reads `{inp.name}` at another element than the one "
-                        f"it writes")
+                        f"it writes" + (", or behind it" if forward else ""))
             if k >= before:
                 return f"block `{w.name}` reads `{inp.name}` after writing `{out.name}`"
+    out_size = _static_size(out.ty.shape) if by_offset else None  # static: _fits_within
     for b in walk.blocks:
         if b is w or not any(inp.same_as(buf) for buf, _ in b.loads):
             continue
-        if b.nest >= w.nest:
+        if b.nest >= w.nest and not (by_offset and _reads_past(b, inp, out_size)):
             return (f"block `{b.name}` reads `{inp.name}` after or while block `{w.name}` "
                     f"writes `{out.name}`")
     return _in_memory_order(w, out, index) if forward else None

@@ -674,10 +674,12 @@ class _RelaxExtractor:
             found = []
             for j in written:
                 for i in range(len(pf.params)):
-                    if i != j and overwrite_refusal(pf, j, i) is None:
+                    if i == j:
+                        continue
+                    if overwrite_refusal(pf, j, i) is None:
                         found.append((j, i, "same"))
-                        if forward_refusal(pf, j, i) is None:
-                            found.append((j, i, "forward"))
+                    if forward_refusal(pf, j, i) is None:
+                        found.append((j, i, "forward"))
             self.prim_overwrite[name] = found
         return self.prim_overwrite[name]
 

@@ -147,9 +147,9 @@ SCHEMA: tuple[Relation, ...] = (
          "argument a, at any position it is passed: at most it stores into it"),
     _rel("in_storage", "t:Node, s:Node", "the tensor allocated at t lives in the storage s holds"),
     _rel("overwrite_ok", "n:Node, dst:number, src:number, how:symbol",
-         "the kernel called at n may write its argument dst over argument src's memory: exactly "
-         "(same: each element of src is read before the one over it is written) or starting at "
-         "or before it (forward: also in memory order)"),
+         "the kernel called at n may write its argument dst over argument src's memory: from "
+         "its first byte (same: each element of src is read before the one over it is written; "
+         "dst may be smaller) or starting at or before it (forward: also in memory order)"),
     _rel("extent", "n:Node, lo:number, hi:number",
          "the view or tensor made at n covers bytes [lo, hi) of its source (view_of) or of its "
          "storage (in_storage); absent where offset or size is not static"),

@@ -87,6 +87,27 @@ class Kernels:
                 vi, vj = T.axis.remap("SS", [i, j])
                 out[vi, vj] = out[vi, 3 - vj] + a[vi, vj]
 
+    @T.prim_func(private=True, s_tir=True)
+    def second_row(a: T.Buffer((2, 4), "float32", offset_factor=1),
+                   out: T.Buffer((4,), "float32", offset_factor=1)):
+        for j in range(4):
+            with T.sblock("b"):
+                vj = T.axis.remap("S", [j])
+                out[vj] = a[1, vj]
+
+    @T.prim_func(private=True, s_tir=True)
+    def rows_swapped(a: T.Buffer((2, 4), "float32", offset_factor=1),
+                     out: T.Buffer((4,), "float32", offset_factor=1),
+                     out2: T.Buffer((4,), "float32", offset_factor=1)):
+        for j in range(4):
+            with T.sblock("b"):
+                vj = T.axis.remap("S", [j])
+                out[vj] = a[1, vj]
+        for j in range(4):
+            with T.sblock("c"):
+                vj = T.axis.remap("S", [j])
+                out2[vj] = a[0, vj]
+
 
 def _kernel(name: str):
     return Kernels[name]
@@ -101,6 +122,8 @@ def _kernel(name: str):
     ("transpose", False, False, False),    # element k written over one read later
     ("accumulate", True, True, True),      # out read where it is written, before the store
     ("accumulate_mirrored", False, False, False),  # out read at another element
+    ("second_row", False, False, True),    # smaller, reads ahead of what it writes
+    ("rows_swapped", False, False, False),  # a later block reads what out covers
 ])
 def test_overwrite_compares_elements_by_offset(name: str, inplace: bool, same: bool,
                                                forward: bool) -> None:
@@ -141,6 +164,14 @@ def test_forward_safety_holds_on_the_vm(name: str) -> None:
     reads input elements its own output already overwrote."""
     got = _over_its_input(name, 24, [2, 4])
     assert np.array_equal(got, X + 2) == (forward_refusal(_kernel(name), 1, 0) is None)
+
+
+def test_a_smaller_output_reading_ahead_holds_on_the_vm() -> None:
+    """Written over the first row of its input, a kernel that reads the second row computes
+    it: each element it reads lies at or past the one it writes."""
+    got = _over_its_input("second_row", 32, [4])
+    assert forward_refusal(_kernel("second_row"), 1, 0) is None
+    assert np.array_equal(got, (X + 1)[1])
 
 
 @pytest.mark.parametrize(("name", "shape", "want"), [

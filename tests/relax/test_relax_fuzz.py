@@ -156,3 +156,23 @@ def test_invoking_a_closure_reads_the_captures_its_function_mentions(uses: str, 
     c1 = {**UNUSED_CAPTURE["functions"][0]}
     c1["stmts"] = [{**c1["stmts"][0], "args": [uses]}]
     assert judge({**UNUSED_CAPTURE, "functions": [c1]}, "as-written", 1).status == status
+
+
+TUPLE_OF_OLD_AND_NEW = {"params": [{"name": "x2", "shape": [3, 2]}], "dataflow": True, "stmts": [
+    {"var": "v0", "op": "call_tir", "args": ["x2"], "attr": {"kernel": "scale2", "plain": False}},
+    {"var": "v1", "op": "inplace_packed", "args": ["v0"], "attr": {"fn": "inc_ip"}},
+    {"var": "v3", "op": "tuple", "args": ["v1", "v0"], "attr": {}},
+    {"var": "v4", "op": "get", "args": ["v3"], "attr": {"index": 0}}],
+    "outputs": ["v4"]}
+
+
+@pytest.mark.parametrize("index, status", [
+    (0, "clean"),  # field 0 is v1, the write's result: the new value
+    (1, "caught"),  # field 1 is v0, the name the write clobbered
+])
+def test_a_field_of_a_tuple_literal_names_the_variable_it_holds(index: int, status: str):
+    """A tuple made after an in-place write holding both the written tensor's old name and the
+    write's result: reading the field that holds the result reads no older name."""
+    stmts = [*TUPLE_OF_OLD_AND_NEW["stmts"][:3],
+             {**TUPLE_OF_OLD_AND_NEW["stmts"][3], "attr": {"index": index}}]
+    assert judge({**TUPLE_OF_OLD_AND_NEW, "stmts": stmts}, "as-written", 1).status == status
