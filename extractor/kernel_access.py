@@ -365,6 +365,14 @@ class _BufferAccess:
         return out
 
 
+def _puts_back(st: Any) -> bool:
+    """The store writes an element the value it loads from that very element (`a[i] = a[i]`,
+    what TE makes of an in-place `a + 0` or `a * 1`): memory keeps its value."""
+    v = st.value
+    return (isinstance(v, TensorLoad) and v.source.same_as(st.buffer)
+            and bool(tvm_ffi.structural_equal(list(v.indices), list(st.indices))))
+
+
 def _buffer_access(pf: tirx.PrimFunc, table: dict[str, TirCallEffect]) -> _BufferAccess:
     """One walk of the body: stores, loads, views of parameters and opaque calls."""
     acc = _BufferAccess()
@@ -390,9 +398,13 @@ def _buffer_access(pf: tirx.PrimFunc, table: dict[str, TirCallEffect]) -> _Buffe
         else:
             acc.stores.extend(described)
 
+    def on_store(st: Any) -> None:
+        if not _puts_back(st):
+            acc.stores.append(st.buffer)
+
     tvm_ffi.structural_walk(pf.body, [(tirx.DeclBuffer, on_decl),
                                       (s_tir.MatchBufferRegion, on_match),
-                                      (tirx.BufferStore, lambda st: acc.stores.append(st.buffer)),
+                                      (tirx.BufferStore, on_store),
                                       (tvm.ir.TensorLoad, lambda ld: acc.loads.append(ld.source)),
                                       (tvm.ir.Call, on_call)])
     return acc
@@ -402,7 +414,8 @@ def written_params(pf: tirx.PrimFunc,
                    tir_effects: dict[str, TirCallEffect] | None = None) -> tuple[list[int], bool]:
     """Indices of the PrimFunc parameters its body may write, and whether an opaque call does.
 
-    A BufferStore into a parameter, or into a DeclBuffer / match_buffer view of one, writes it.
+    A BufferStore into a parameter, or into a DeclBuffer / match_buffer view of one, writes it,
+    unless it puts back the value it loads from the same element (`a[i] = a[i]`).
     A packed call the TIR effect table describes writes the buffers at its written positions;
     any other call that takes data pointers (extern, packed, address_of) may write them all.
     """

@@ -635,12 +635,14 @@ class _RelaxExtractor:
         self.op_call(n, "op", name, "none")
         self.ids.callee_name[n] = f"@{cname}"  # what CallTIRRewrite calls directly
         pf = self.mod[callee] if isinstance(callee, tvm.ir.GlobalVar) else None
-        written: list[int] = []
+        # the arguments the kernel stores into (a declared in-place argument it only puts back
+        # what it loads, `a[i] = a[i]`, is not changed); of a kernel not in the module, the
+        # declared in-place ones
+        changed = set(inplace)
         if isinstance(pf, tirx.PrimFunc):
-            written = [i for i in self.prim_written(cname, pf)[0] if i < len(arg_ids)]
+            changed = {i for i in self.prim_written(cname, pf)[0] if i < len(arg_ids)}
             self.unread_by_kernel(n, cname, pf, arg_ids)
-        # the declared in-place arguments, and any other argument the kernel stores into
-        for k in sorted(set(inplace) | set(written)):
+        for k in sorted(changed):
             if 0 <= k < len(arg_ids):
                 f.add("mem_write", n, arg_ids[k], "inplace")
         self.result(c, n, arg_ids, inplace)

@@ -117,6 +117,22 @@ def test_written_params_reads_the_tir_body():
     assert written_params(legal[add]) == ([2], False)  # add(a, b, out) writes only out
 
 
+
+def test_written_params_skips_a_store_of_the_element_just_loaded():
+    """`a[i] = a[i]` leaves a as it was; `b[i] = b[3 - i]` moves elements: b is written."""
+    from tvm.script import tirx as T
+
+    @T.prim_func(private=True, s_tir=True)
+    def puts_back(a: T.Buffer((4,), "float32"), b: T.Buffer((4,), "float32")):
+        for i in range(4):
+            with T.sblock("k"):
+                vi = T.axis.remap("S", [i])
+                a[vi] = a[vi]  # what TE makes of an in-place `a + 0`
+                b[vi] = b[3 - vi]
+
+    assert written_params(puts_back) == ([1], False)
+
+
 def _direct_calls_module() -> tvm.IRModule:
     """main calls an in-place kernel (inc) and a reduction (total, which reads its destination
     after T.init) itself, then reads the tensor inc updated."""

@@ -176,3 +176,21 @@ def test_a_field_of_a_tuple_literal_names_the_variable_it_holds(index: int, stat
     stmts = [*TUPLE_OF_OLD_AND_NEW["stmts"][:3],
              {**TUPLE_OF_OLD_AND_NEW["stmts"][3], "attr": {"index": index}}]
     assert judge({**TUPLE_OF_OLD_AND_NEW, "stmts": stmts}, "as-written", 1).status == status
+
+
+PUT_BACK = {"params": [{"name": "x0", "shape": [2, 3]}], "dataflow": True, "stmts": [
+    {"var": "v1", "op": "scalar", "args": ["x0"], "attr": {"fn": "add", "k": 2.0}},
+    {"var": "v2", "op": "tuple", "args": ["x0", "v1"], "attr": {}},
+    {"var": "v3", "op": "scalar", "args": ["v1"], "attr": {"fn": "add", "k": 0.0}}],
+    "outputs": ["v2"]}
+
+
+@pytest.mark.parametrize("k, status", [
+    (0.0, "clean"),  # TE makes the in-place `v1 + 0` the kernel `a[i] = a[i]`: nothing changes
+    (1.0, "caught"),  # `v1 + 1` in place changes v1, which the returned tuple holds
+])
+def test_a_kernel_that_puts_back_what_it_loads_writes_nothing(k: float, status: str):
+    """DataflowUseInplaceCalls writes the dead `v1 + k` into v1; a store of the value just
+    loaded from that very element is no write (kernel_access._puts_back)."""
+    stmts = [*PUT_BACK["stmts"][:2], {**PUT_BACK["stmts"][2], "attr": {"fn": "add", "k": k}}]
+    assert judge({**PUT_BACK, "stmts": stmts}, "inplace", 1).status == status

@@ -29,6 +29,7 @@ PLAIN = DATA / "plain_primfuncs.py"
 TIR_CALLS = DATA / "tir_packed_calls.py"
 LAZY = DATA / "lazy_params_get_set.py"
 ALIAS_PARAM = DATA / "inplace_through_param_alias.py"
+VIEW_OF_RETURNED = DATA / "inplace_into_a_view_of_a_returned_argument.py"
 CASE06 = DATA.parent / "cases" / "case06_build_inplace_on_view.py"
 
 
@@ -68,6 +69,18 @@ def test_every_field_of_an_opaque_result_may_be_any_argument():
     for n, o in res.relations["pts"]:
         pts.setdefault(n, set()).add(o)
     assert pts[var["m"]] | pts[var["n"]] <= pts[var["b"]]  # a[0] may be m or n (TVM agrees)
+
+
+def test_a_write_into_a_view_is_no_storage_reuse_of_the_view_itself(tmp_path):
+    """The view's object has two possible bases (the argument the packed function returns,
+    and its own result): both are the object written, not another tensor in the storage."""
+    runpy.run_path(str(VIEW_OF_RETURNED))  # registers the packed function
+    x = np.arange(4, dtype="float32")
+    before = load_relax_module(VIEW_OF_RETURNED, "Before")
+    assert np.array_equal(run(before, x), x + (2 * x + 2))
+    table = tmp_path / "t.tsv"
+    table.write_text("aliaslog.test.bump\treads=0 writes=0 returns=0\n")
+    assert kinds(before, op_effects=[str(table)]) == set()
 
 
 def test_vm_builtin_copy_returns_its_argument():

@@ -222,8 +222,9 @@ def _constant_values(mod: Any) -> list[tuple[Any, np.ndarray]]:
 
 
 def _folds_a_write(mod: Any) -> bool:
-    """Whether a call_tir(_inplace) of mod's main has arguments computed from constants alone
-    (FoldConstant runs its kernel at compile time) and a kernel that stores into one of them."""
+    """Whether a call_tir of mod's main has arguments computed from constants alone (FoldConstant
+    runs its kernel at compile time) and a kernel that stores into one of them. FoldConstant
+    folds call_tir alone (fold_constant.cc): a call_tir_inplace stays, and runs on the VM."""
     import tvm
     from tvm import relax
 
@@ -244,7 +245,9 @@ def _folds_a_write(mod: Any) -> bool:
                 if constant(v):
                     folded.add(b.var.name)
                 continue
-            tir = v.op.name in ("relax.call_tir", "relax.call_tir_inplace")
+            if v.op.name == "relax.call_tir_inplace":
+                continue
+            tir = v.op.name == "relax.call_tir"
             args = list(v.args[1].fields) if tir and isinstance(v.args[1], relax.Tuple) \
                 else list(v.args)
             if "packed" in v.op.name or not all(constant(a) for a in args):
