@@ -64,7 +64,9 @@ HIDDEN = {
                   _s("v2", "call", ["v0"], fn="h0"), _zeros("z", [2, 3]),
                   _s("v3", "binop", ["v0", "z"], fn="multiply")],
         "outputs": ["v2", "v3"]},
-    # two tensors at overlapping offsets of one storage: writing v2 clobbers v1's tail
+    # two tensors at overlapping offsets of one storage: writing v2 clobbers v1's tail, which a
+    # kernel whose result nobody uses reads (the VM runs it; no output shows it, whatever the
+    # inputs, infinite ones too)
     "lowered-overlapping-allocations": {
         "params": [_p("x0", [6])], "dataflow": False, "lowered": True, "stmts": [
             _s("v0", "storage", [], size=48),
@@ -73,7 +75,7 @@ HIDDEN = {
             _s("v3", "dps", ["x0", "v1"], kernel="add_one"),
             _s("v4", "dps", ["x0", "v2"], kernel="copy"),
             _zeros("z", [6]), _s("v5", "binop", ["v1", "z"], fn="multiply")],
-        "outputs": ["v2", "v5"]},
+        "outputs": ["v2"]},
 }
 
 # Modules that keep the contract: nothing read ever differs.

@@ -1044,6 +1044,8 @@ def _stmt_value(spec: dict[str, Any], s: dict[str, Any], env: dict[str, Any]) ->
         return {"add": np.add, "multiply": np.multiply, "subtract": np.subtract}[attr["fn"]](
             args[0], args[1])
     if op == "scalar":
+        if attr["fn"] == "multiply" and attr["k"] == 0.0:
+            return np.zeros_like(args[0])  # TIR's simplifier folds x * 0 to 0, even for inf
         return args[0] + attr["k"] if attr["fn"] == "add" else args[0] * attr["k"]
     if op == "reshape":
         return args[0].reshape(attr["shape"])
@@ -1104,9 +1106,17 @@ def flatten(v: Any) -> list[np.ndarray]:
     return [np.array(v, dtype="float32")]
 
 
-def random_inputs(spec: dict[str, Any], rng: np.random.Generator) -> list[np.ndarray]:
-    """Small integers as float32, so every reference value is exact."""
-    return [rng.integers(-4, 5, size=p["shape"]).astype("float32") for p in spec["params"]]
+def random_inputs(spec: dict[str, Any], rng: np.random.Generator,
+                  nonfinite: bool = False) -> list[np.ndarray]:
+    """Small integers as float32, so every reference value is exact; with `nonfinite`, about a
+    third of the elements are inf, -inf or NaN instead."""
+    out = [rng.integers(-4, 5, size=p["shape"]).astype("float32") for p in spec["params"]]
+    if nonfinite:
+        special = np.array([np.inf, -np.inf, np.nan], "float32")
+        for x in out:
+            hit = rng.random(x.shape) < 1 / 3
+            x[hit] = rng.choice(special, size=int(hit.sum()))
+    return out
 
 
 # ------------------------------------------------------------------------- packed functions

@@ -260,7 +260,7 @@ class Tracer:
             self.confused = (f"{fr.fn}: {call.symbol} argument {pos} has shape {got.shape}, "
                              f"the plan's value {ref if isinstance(ref, str) else 'const'} "
                              f"{want.shape}")
-        elif not np.array_equal(got, want) and self.hazard is None:
+        elif not np.array_equal(got, want, equal_nan=True) and self.hazard is None:
             what = ref if isinstance(ref, str) else "a constant"
             self.hazard = (f"run {self.run}: in {fr.fn}, {call.symbol} (for {call.var}) read "
                            f"{what} as {got.tolist()}, expected {want.tolist()}")
@@ -299,9 +299,11 @@ class Tracer:
 
 
 def observe(mod: Any, spec: dict[str, Any], seed: int, reads: bool = True) -> str | None:
-    """Build and run `mod` three times (two fresh random inputs, then the first again, on one
-    VM); how it differs from the reference, or None: a read (with `reads`) that sees another
-    value than value semantics gives, a result, or a parameter the call changed."""
+    """Build and run `mod` four times on one VM (two fresh random inputs, the first again, then
+    inputs with infinities and NaNs); how it differs from the reference, or None: a read (with
+    `reads`) that sees another value than value semantics gives, a result, or a parameter the
+    call changed. The fourth run shows a write that puts back what finite inputs had there
+    (`x - x` zeroed, or added to a tensor) but not what infinite ones have (NaN)."""
     import tvm
     from tvm import relax
 
@@ -311,7 +313,17 @@ def observe(mod: Any, spec: dict[str, Any], seed: int, reads: bool = True) -> st
     vm = relax.VirtualMachine(ex, tvm.cpu())
     rng = np.random.default_rng(seed)
     a, b = rm.random_inputs(spec, rng), rm.random_inputs(spec, rng)
-    for run, inputs in enumerate((a, b, a), 1):
+    c = rm.random_inputs(spec, rng, nonfinite=True)
+    with np.errstate(all="ignore"):  # inf - inf is NaN: IEEE's answer, and the VM's
+        return _runs(vm, spec, plans, (a, b, a, c), reads)
+
+
+def _runs(vm: Any, spec: dict[str, Any], plans: dict[str, list[Planned]],
+          runs: tuple[list[np.ndarray], ...], reads: bool) -> str | None:
+    """The runs of `observe`, one after another on one VM: the first difference, or None."""
+    import tvm
+
+    for run, inputs in enumerate(runs, 1):
         args = [tvm.runtime.tensor(x.copy()) for x in inputs]
         tracer = Tracer(spec, plans, inputs, run) if reads else None
         if tracer is not None:
@@ -324,10 +336,10 @@ def observe(mod: Any, spec: dict[str, Any], seed: int, reads: bool = True) -> st
         got_flat = [g.numpy() for g in _flat_vm(got)]
         want = rm.evaluate(spec, inputs)
         for i, (g, w) in enumerate(zip(got_flat, want, strict=True)):
-            if g.shape != w.shape or not np.array_equal(g, w):
+            if g.shape != w.shape or not np.array_equal(g, w, equal_nan=True):
                 return f"run {run}: output {i} is {g.tolist()}, expected {w.tolist()}"
         for p, arg, x in zip(spec["params"], args, inputs, strict=True):
-            if not np.array_equal(arg.numpy(), x):
+            if not np.array_equal(arg.numpy(), x, equal_nan=True):
                 return f"run {run}: the call changed parameter {p['name']}"
     return None
 
