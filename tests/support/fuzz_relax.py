@@ -83,7 +83,9 @@ VARIANTS: dict[str, tuple[str, ...]] = {  # relax.transform passes, in order
 # Passes that run kernels at compile time: a write they make happens inside the pass and
 # leaves no trace in its output. When the pass made a constant another value than value
 # semantics give (it changed one the module had, or folded a binding into a wrong one), a
-# kernel it ran wrote memory, and the module given to it is checked too.
+# kernel it ran wrote memory, and the module given to it is checked too, for what those
+# kernels do: findings at the input point whose write is a call the pass runs. (A run-time
+# hazard of that module is the built module's to show, if the pass kept it.)
 COMPILE_TIME = frozenset({"FoldConstant"})
 
 
@@ -138,7 +140,7 @@ def judge(spec: dict[str, Any], variant: str, seed: int,
         return Verdict("unloadable", detail=_first_line(exc))
     phase("pass")
     checked = []  # the modules `check` judges: the one built, and any a pass ran kernels of
-    compile_time = []  # the modules given to a pass whose kernels wrote memory
+    compile_time = []  # (module given to a pass whose kernels wrote memory, those calls)
     before_verified = None  # the module VerifiedInplace was given, lifted as relax.build needs
     try:
         for name in VARIANTS[variant]:
@@ -150,10 +152,9 @@ def judge(spec: dict[str, Any], variant: str, seed: int,
             given = mod
             with tvm.target.Target("llvm"), contextlib.redirect_stderr(io.StringIO()):
                 mod = getattr(relax.transform, name)()(mod)
-            if name in COMPILE_TIME and (
-                    any(not np.array_equal(c.numpy(), v) for c, v in before)
-                    or _folds_a_write(given)):
-                compile_time.append(given)  # a kernel the pass ran wrote memory
+            writers = _folded_writes(given) if name in COMPILE_TIME else set()
+            if writers or any(not np.array_equal(c.numpy(), v) for c, v in before):
+                compile_time.append((given, writers))  # a kernel the pass ran wrote memory
     except Exception as exc:  # noqa: BLE001 - TVM refusing a module is counted, not judged
         if before_verified is not None and mod is before_verified:
             return Verdict("internal", detail=_first_line(exc))  # aliaslog's pass failed
@@ -167,7 +168,8 @@ def judge(spec: dict[str, Any], variant: str, seed: int,
         except Exception as exc:  # noqa: BLE001
             return Verdict("pass-failed", detail=_first_line(exc))
     checked.append(mod)
-    key = (tuple(tvm_ffi.structural_hash(m) for m in [*compile_time, None, *checked]
+    key = (tuple(tvm_ffi.structural_hash(m) for m in [*(m for m, _ in compile_time), None,
+                                                      *checked]
                  if m is not None), json.dumps(spec, sort_keys=True),
            seed, before_verified is not None)
     if key in _SEEN:  # passes that changed nothing: the same modules, the same verdict
@@ -221,16 +223,18 @@ def _constant_values(mod: Any) -> list[tuple[Any, np.ndarray]]:
     return list(found.values())
 
 
-def _folds_a_write(mod: Any) -> bool:
-    """Whether a call_tir of mod's main has arguments computed from constants alone (FoldConstant
-    runs its kernel at compile time) and a kernel that stores into one of them. FoldConstant
-    folds call_tir alone (fold_constant.cc): a call_tir_inplace stays, and runs on the VM."""
+def _folded_writes(mod: Any) -> set[str]:
+    """The variables of mod's main bound to a call_tir whose arguments are computed from
+    constants alone (FoldConstant runs its kernel at compile time) and whose kernel stores into
+    one of them. FoldConstant folds call_tir alone (fold_constant.cc): a call_tir_inplace
+    stays, and runs on the VM."""
     import tvm
     from tvm import relax
 
     from extractor.kernel_access import written_params
 
     folded: set[str] = set()  # variables FoldConstant makes constants
+    writers: set[str] = set()
 
     def constant(e: Any) -> bool:
         if isinstance(e, relax.Tuple):
@@ -254,8 +258,8 @@ def _folds_a_write(mod: Any) -> bool:
                 continue
             folded.add(b.var.name)
             if tir and any(i < len(args) for i in written_params(mod[v.args[0]])[0]):
-                return True
-    return False
+                writers.add(b.var.name)
+    return writers
 
 
 def _lifted(mod: Any) -> Any:
@@ -276,10 +280,12 @@ _SEEN: dict[tuple[tuple[int, ...], str, int, bool], Verdict] = {}
 @dataclass
 class Judged:
     """The modules `check` judges for one variant: every error of `run` (the last is built),
-    and those of `compile_time` (given to a pass whose kernels wrote memory)."""
+    and those of `compile_time` (given to a pass whose kernels wrote memory, with the variables
+    of the calls that did: their writes' findings at the input point; all, when none is
+    known)."""
 
     run: list[Any]
-    compile_time: list[Any] = field(default_factory=list)
+    compile_time: list[tuple[Any, set[str]]] = field(default_factory=list)
 
 
 def _judge_modules(checked: Judged, spec: dict[str, Any], seed: int,
@@ -322,7 +328,9 @@ def _findings(checked: Judged, tables: list[Path]) -> list[Any]:
         return check_module(m, engine=EMBEDDED, op_effects=[str(t) for t in tables]).violations
 
     return [*(v for m in checked.run for v in found(m)),
-            *(v for m in checked.compile_time for v in found(m))]
+            *(v for m, writers in checked.compile_time for v in found(m)
+              if not writers or (v.point == "input" and v.site is not None
+                                 and v.site.name in writers))]
 
 
 def alarm_class(checked: Judged, spec: dict[str, Any]) -> str:
