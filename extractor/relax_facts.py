@@ -237,6 +237,7 @@ class _RelaxExtractor:
         # directly are TVM's lowering (as in a module saved from relax.build's pipeline)
         self.force_pure: set[str] = set()
         self.literals: set[str] = set()  # ids of function literals (nested functions)
+        self.constants: dict[int, list[Any]] = {}  # structural hash -> constants seen
         self.relax_funcs = relax_functions(mod)
         if entries is None:
             entries = default_entries(mod)
@@ -255,6 +256,16 @@ class _RelaxExtractor:
             self.ids.node_id[key] = got
             self.ids.nodes[got] = key if obj is None else obj
         return got
+
+    def same_constant(self, c: Any) -> Any:
+        """The first constant of the module structurally equal to c: the VM's executable keeps
+        one copy of equal constants (ExecBuilder's dedup), so a write into one is a write into
+        every constant equal to it."""
+        for other in self.constants.setdefault(int(tvm_ffi.structural_hash(c)), []):
+            if other.same_as(c) or tvm_ffi.structural_equal(other, c):
+                return other
+        self.constants[int(tvm_ffi.structural_hash(c))].append(c)
+        return c
 
     def fresh(self, obj: Any) -> str:
         """An id for an occurrence that has no identity of its own (prim values, strings)."""
@@ -379,7 +390,7 @@ class _RelaxExtractor:
         if _is_var(e):
             return self.nid(e)
         if isinstance(e, tvm.ir.GenericConst):
-            n = self.nid(e)
+            n = self.nid(self.same_constant(e), e)
             f.add("segment", n, owner)
             if isinstance(e.ty, relax.TensorType):
                 f.add("node", n, "const", func)
