@@ -173,14 +173,20 @@ def _fits_within(a: Any, b: Any) -> bool:
     return sizes[0] is not None and sizes[1] is not None and sizes[0] <= sizes[1]
 
 
+def _block_analyzer(b: _Block) -> Any:
+    """An analyzer that knows the ranges of block b's iterators."""
+    analyzer = tvm.sym.Analyzer()
+    for iv in b.realize.block.iter_vars:
+        analyzer.bind(iv.var, iv.dom)
+    return analyzer
+
+
 def _reads_past(b: _Block, inp: Any, first: int | None) -> bool:
     """Every load of `inp` in block b is at an element offset of at least `first` (proved over
     the block iterators' domains)."""
     if first is None or b.realize is None:
         return False
-    analyzer = tvm.sym.Analyzer()
-    for iv in b.realize.block.iter_vars:
-        analyzer.bind(iv.var, iv.dom)
+    analyzer = _block_analyzer(b)
     shape = inp.ty.shape
     return all(len(idx) == len(shape) and analyzer.can_prove(_linear(idx, shape) >= first)
                for buf, idx in b.loads if inp.same_as(buf))
@@ -208,9 +214,7 @@ def _same_offset(w: _Block, a: list[Any], a_shape: Any, b: list[Any], b_shape: A
     (proved over the block iterators' domains)."""
     if len(a) != len(a_shape) or len(b) != len(b_shape):
         return False
-    analyzer = tvm.sym.Analyzer()
-    for iv in w.realize.block.iter_vars:
-        analyzer.bind(iv.var, iv.dom)
+    analyzer = _block_analyzer(w)
     return bool(analyzer.can_prove_equal(_linear(a, a_shape), _linear(b, b_shape)))
 
 
@@ -220,9 +224,7 @@ def _ahead_offset(w: _Block, a: list[Any], a_shape: Any, b: list[Any], b_shape: 
     an element of a still to be read)."""
     if len(a) != len(a_shape) or len(b) != len(b_shape):
         return False
-    analyzer = tvm.sym.Analyzer()
-    for iv in w.realize.block.iter_vars:
-        analyzer.bind(iv.var, iv.dom)
+    analyzer = _block_analyzer(w)
     return bool(analyzer.can_prove(_linear(a, a_shape) >= _linear(b, b_shape)))
 
 

@@ -261,10 +261,11 @@ class _RelaxExtractor:
         """The first constant of the module structurally equal to c: the VM's executable keeps
         one copy of equal constants (ExecBuilder's dedup), so a write into one is a write into
         every constant equal to it."""
-        for other in self.constants.setdefault(int(tvm_ffi.structural_hash(c)), []):
+        seen = self.constants.setdefault(int(tvm_ffi.structural_hash(c)), [])
+        for other in seen:
             if other.same_as(c) or tvm_ffi.structural_equal(other, c):
                 return other
-        self.constants[int(tvm_ffi.structural_hash(c))].append(c)
+        seen.append(c)
         return c
 
     def fresh(self, obj: Any) -> str:
