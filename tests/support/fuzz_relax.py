@@ -7,8 +7,8 @@ CanonicalizeBindings, or DataflowUseInplaceCalls then FoldConstant; LegalizeOps 
 VerifiedInplace (without its memory condition, so every rewrite the analysis allows is made),
 alone or after DataflowUseInplaceCalls; local functions then lambda-lifted, which relax.build
 needs — the oracle (relax_oracle.py) builds the module with `relax.build(mod, "llvm")`, runs
-it on the VM four times (two fresh random inputs, the first again, then inputs with infinities
-and NaNs, on one VM) and compares what every VM call reads, every result and every input
+it on the VM five times (two fresh random inputs, the first again, then inputs with infinities
+and NaNs, then inputs all infinite, on one VM) and compares what every VM call reads, every result and every input
 tensor after the call with the reference semantics (`randmod_relax.run_function`). Then
 `aliaslog check` (all three extraction points, the fuzzer's packed functions described by
 tests/data/relax/fuzz_packed_effects.tsv) runs on the same module, on the module given to

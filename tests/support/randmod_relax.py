@@ -1119,6 +1119,13 @@ def random_inputs(spec: dict[str, Any], rng: np.random.Generator,
     return out
 
 
+def infinite_inputs(spec: dict[str, Any], rng: np.random.Generator) -> list[np.ndarray]:
+    """Every element inf or -inf: no element escapes, as a third drawn at random may, and
+    `x - x` is NaN wherever it is put back."""
+    return [np.where(rng.random(p["shape"]) < 0.5, np.inf, -np.inf).astype("float32")
+            for p in spec["params"]]
+
+
 # ------------------------------------------------------------------------- packed functions
 
 

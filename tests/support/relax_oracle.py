@@ -299,11 +299,12 @@ class Tracer:
 
 
 def observe(mod: Any, spec: dict[str, Any], seed: int, reads: bool = True) -> str | None:
-    """Build and run `mod` four times on one VM (two fresh random inputs, the first again, then
-    inputs with infinities and NaNs); how it differs from the reference, or None: a read (with
-    `reads`) that sees another value than value semantics gives, a result, or a parameter the
-    call changed. The fourth run shows a write that puts back what finite inputs had there
-    (`x - x` zeroed, or added to a tensor) but not what infinite ones have (NaN)."""
+    """Build and run `mod` five times on one VM (two fresh random inputs, the first again,
+    inputs a third of whose elements are infinities and NaNs, then inputs all of whose elements
+    are infinite); how it differs from the reference, or None: a read (with `reads`) that sees
+    another value than value semantics gives, a result, or a parameter the call changed. The
+    last two show a write that puts back what finite inputs had there (`x - x` zeroed, or
+    added to a tensor) but not what infinite ones have (NaN), the fifth at every element."""
     import tvm
     from tvm import relax
 
@@ -314,8 +315,9 @@ def observe(mod: Any, spec: dict[str, Any], seed: int, reads: bool = True) -> st
     rng = np.random.default_rng(seed)
     a, b = rm.random_inputs(spec, rng), rm.random_inputs(spec, rng)
     c = rm.random_inputs(spec, rng, nonfinite=True)
+    d = rm.infinite_inputs(spec, rng)
     with np.errstate(all="ignore"):  # inf - inf is NaN: IEEE's answer, and the VM's
-        return _runs(vm, spec, plans, (a, b, a, c), reads)
+        return _runs(vm, spec, plans, (a, b, a, c, d), reads)
 
 
 def _runs(vm: Any, spec: dict[str, Any], plans: dict[str, list[Planned]],
