@@ -145,6 +145,11 @@ SCHEMA: tuple[Relation, ...] = (
     _rel("kernel_unread", "c:Node, a:Node",
          "the PrimFunc called at c (call_tir, call_tir_inplace or directly) never loads "
          "argument a, at any position it is passed: at most it stores into it"),
+    _rel("puts_back", "c:Node, a:Node",
+         "the call c writes into argument a, in place or as the destination it fills, the "
+         "values a holds (value numbers: the same kernel or packed function on equal values, "
+         "or bytes known at compile time); whether a's memory still holds a's value there is "
+         "the rules' question"),
     _rel("in_storage", "t:Node, s:Node", "the tensor allocated at t lives in the storage s holds"),
     _rel("overwrite_ok", "n:Node, dst:number, src:number, how:symbol",
          "the kernel called at n may write its argument dst over argument src's memory: from "

@@ -8,8 +8,9 @@ VerifiedInplace (without its memory condition, so every rewrite the analysis all
 alone or after DataflowUseInplaceCalls; local functions then lambda-lifted, which relax.build
 needs — the oracle (relax_oracle.py) builds the module with `relax.build(mod, "llvm")`, runs
 it on the VM five times (two fresh random inputs, the first again, then inputs with infinities
-and NaNs, then inputs all infinite, on one VM) and compares what every VM call reads, every result and every input
-tensor after the call with the reference semantics (`randmod_relax.run_function`). Then
+and NaNs, then inputs all infinite, on one VM) and compares what every VM call reads, every
+result and every input tensor after the call with the reference semantics
+(`randmod_relax.run_function`). Then
 `aliaslog check` (all three extraction points, the fuzzer's packed functions described by
 tests/data/relax/fuzz_packed_effects.tsv) runs on the same module, on the module given to
 FoldConstant, which runs kernels at compile time (a write there leaves no trace), and on the
