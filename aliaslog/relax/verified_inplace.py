@@ -27,10 +27,10 @@ from tvm import relax, tirx
 
 from datalog_rules import RELAX_INPLACE
 from extractor.kernel_access import inplace_refusal
-from extractor.relax_load import well_formed
+from extractor.relax_load import PipelineError, well_formed
 from extractor.relax_pipeline import DEFAULT_PIPELINE, make_pass
 
-from .analysis import READ_BACK, analyze_relax
+from .analysis import READ_BACK, Violation, analyze_relax
 from .inplace_rewrite import CallTir, inplace_call, inplace_kernel
 from .memory_plan import Bytes, bytes_text, not_more, plan, planned_sizes
 from .rebind import rebind
@@ -243,15 +243,17 @@ def _planned(mod: tvm.IRModule, cands: list[_Candidate], fn: str, target: str) -
 def _verified(mod: tvm.IRModule, cands: list[_Candidate], report: InplaceReport,
               options: dict[str, Any]) -> list[_Candidate]:
     """Check the rewritten module as `check` would (as given and lowered); undo every
-    rewrite a new finding is about, until none is."""
-    from .checks import check_module
-
+    rewrite a new finding is about, until none is. A finding is new by its write site too:
+    `check` reports one per memory at stake, and a rewrite may add a second write that
+    destroys memory a finding of the module as given already names (the memory planner's
+    reuse of a buffer an in-place packed call returned)."""
     points = ("input", "lowered")
-    known = {v.key() for v in check_module(mod, points, **_check_options(options)).violations}
+    opts = _check_options(options)
+    known = set(_findings(mod, points, opts))
     kept = list(cands)
     while kept:
-        found = check_module(_apply(mod, kept), points, **_check_options(options)).violations
-        new = [v for v in found if v.key() not in known]
+        found = _findings(_apply(mod, kept), points, opts)
+        new = [v for k, v in found.items() if k not in known]
         if not new:
             break
         named = {p.name for v in new for p in (v.site, v.var) if p is not None}
@@ -261,6 +263,21 @@ def _verified(mod: tvm.IRModule, cands: list[_Candidate], report: InplaceReport,
                                           f"the rewritten module fails `check`: {new[0].kind}"))
         kept = [c for c in kept if c not in guilty]
     return kept
+
+
+def _findings(mod: tvm.IRModule, points: tuple[str, ...],
+              options: dict[str, Any]) -> dict[tuple, Violation]:
+    """Every finding at each point, by point, identity and write site (a point TVM's
+    pipeline cannot reach has none)."""
+    found: dict[tuple, Violation] = {}
+    for point in points:
+        try:
+            res = analyze_relax(mod, point=point, **options)
+        except PipelineError:
+            break
+        for v in res.violations():
+            found.setdefault((point, v.key(), v.site.name, v.site.text), v)
+    return found
 
 
 def _check_options(options: dict[str, Any]) -> dict[str, Any]:
