@@ -43,13 +43,14 @@ class Effect:
     returns: frozenset[int] = frozenset()
     keeps: frozenset[int] = frozenset()
     overlap: frozenset[int] = frozenset()  # may share memory with what it writes
+    result: Shape | None = None  # exactly what it returns, as argument fields (`result=`)
     signature: bool = False
     where: str = ""  # file:line (or "python") it was declared at
 
     @staticmethod
     def parse(text: str, where: str = "") -> Effect:
-        """`view`, or `reads=0,1 writes=0 returns=0 keeps=- overlap=- effects=io`; ValueError
-        says why."""
+        """`view`, or `reads=0,1 writes=0 returns=0 keeps=- overlap=- effects=io`, or with
+        `result=(0.1,0.0)` for `returns=`; ValueError says why."""
         text = text.strip()
         if "=" not in text:
             if text not in EFFECTS:
@@ -68,6 +69,9 @@ class Effect:
                                      f"{', '.join(SIGNATURE_EFFECTS)}")
                 kind = value
                 continue
+            if key == "result":
+                items[key] = parse_shape(value)
+                continue
             if key not in SIGNATURE_ITEMS:
                 raise ValueError(f"`{key}=`: expected one of "
                                  f"{', '.join(SIGNATURE_ITEMS)}, effects")
@@ -75,6 +79,8 @@ class Effect:
             if pos is None:
                 raise ValueError(f"{key}={value}: expected argument positions (0,2) or `-`")
             items[key] = pos
+        if "result" in items and "returns" in items:
+            raise ValueError("result= says exactly what it returns: give it or returns=, not both")
         return Effect(kind, signature=True, where=where, **items)
 
     def text(self) -> str:
@@ -83,6 +89,8 @@ class Effect:
             return self.kind
         parts = [f"{k}={','.join(map(str, sorted(getattr(self, k)))) or '-'}"
                  for k in SIGNATURE_ITEMS if getattr(self, k)]
+        if self.result is not None:
+            parts.append(f"result={shape_text(self.result)}")
         if self.kind != "none":
             parts.append(f"effects={self.kind}")
         return " ".join(parts) or "reads=-"
@@ -94,7 +102,48 @@ class Effect:
             return self.kind
         if self.writes:
             return "writes"
-        return "alias" if self.returns or self.keeps else "none"
+        return "alias" if self.returns or self.keeps or self.result is not None else "none"
+
+
+# `result=`: what a packed function returns, exactly, built of its arguments' values: an
+# argument position and a path of tuple fields into it (`0.1`: field 1 of argument 0), or a
+# tuple of such (`(0.1,0.0)`), nested at will. No new memory, nothing else.
+Shape = tuple  # ("arg", position, (field, ...)) or ("tuple", (Shape, ...))
+
+
+def parse_shape(text: str) -> Shape:
+    """`0.1`, `(0.1,0.0)`, `(1,(0.0,0.1))`; ValueError says what is wrong."""
+    def term(i: int) -> tuple[Shape, int]:
+        if i < len(text) and text[i] == "(":
+            subs, i = [], i + 1
+            while True:
+                sub, i = term(i)
+                subs.append(sub)
+                if i < len(text) and text[i] == ",":
+                    i += 1
+                    continue
+                if i < len(text) and text[i] == ")":
+                    return ("tuple", tuple(subs)), i + 1
+                raise ValueError(f"result={text}: expected `,` or `)` at character {i + 1}")
+        j = i
+        while j < len(text) and (text[j].isdigit() or text[j] == "."):
+            j += 1
+        nums = text[i:j].split(".")
+        if not all(n.isdigit() for n in nums):
+            raise ValueError(f"result={text}: expected an argument position and fields "
+                             f"(0.1) at character {i + 1}")
+        return ("arg", int(nums[0]), tuple(int(n) for n in nums[1:])), j
+
+    shape, end = term(0)
+    if end != len(text):
+        raise ValueError(f"result={text}: unexpected `{text[end:]}`")
+    return shape
+
+
+def shape_text(shape: Shape) -> str:
+    if shape[0] == "arg":
+        return ".".join(str(k) for k in (shape[1], *shape[2]))
+    return "(" + ",".join(shape_text(s) for s in shape[1]) + ")"
 
 
 EffectSource = str | os.PathLike[str] | Mapping[str, str]

@@ -71,6 +71,7 @@ class _Block:
     loops: tuple[Any, ...] = ()  # the For loops around it, outermost first
     loads: list[tuple[Any, Any]] = field(default_factory=list)  # (buffer, indices) in order
     stores: list[tuple[Any, Any, int]] = field(default_factory=list)  # (buffer, indices, #loads)
+    values: list[Any] = field(default_factory=list)  # the value of each store, in order
 
 
 class _Walk:
@@ -118,6 +119,7 @@ class _Walk:
                 return
             self.exprs([*s.indices, s.value], cur)
             cur.stores.append((s.buffer, list(s.indices), len(cur.loads)))
+            cur.values.append(s.value)
         elif isinstance(s, tirx.For):
             self.exprs([s.min, s.extent], cur)
             self.stmt(s.body, nest, cur, (*loops, s))
@@ -226,6 +228,33 @@ def _ahead_offset(w: _Block, a: list[Any], a_shape: Any, b: list[Any], b_shape: 
         return False
     analyzer = _block_analyzer(w)
     return bool(analyzer.can_prove(_linear(a, a_shape) >= _linear(b, b_shape)))
+
+
+def copies_over(pf: tirx.PrimFunc, out_param: int, in_param: int) -> bool:
+    """Every store into parameter `out_param` is the element of `in_param` at the same offset,
+    loaded as it is, and nothing stores into `in_param`: written over the input's first bytes
+    (a split or slice planned there), the kernel puts back each element's own value."""
+    params = list(pf.params)
+    out, inp = params[out_param], params[in_param]
+    if not all(isinstance(getattr(p, "ty", None), tirx.BufferType) for p in (out, inp)) or \
+            not _fits_within(out, inp):
+        return False
+    walk = _Walk()
+    walk.run(pf)
+    if walk.problems or walk.views & {out, inp}:
+        return False
+    found = False
+    for b in walk.blocks:
+        for (buf, index, _), value in zip(b.stores, b.values, strict=True):
+            if inp.same_as(buf):
+                return False
+            if not out.same_as(buf):
+                continue
+            if not (isinstance(value, TensorLoad) and inp.same_as(value.source) and
+                    _same_offset(b, index, out.ty.shape, list(value.indices), inp.ty.shape)):
+                return False
+            found = True
+    return found
 
 
 def inplace_refusal(pf: tirx.PrimFunc, out_param: int, in_param: int) -> str | None:

@@ -24,11 +24,13 @@ from .effect_table import (
     Effect,
     EffectSource,
     ExtractError,
+    Shape,
     TirCallEffect,
     load_effect_table,
 )
 from .facts import FactSet
 from .kernel_access import (
+    copies_over,
     forward_refusal,
     load_tir_effects,
     overwrite_refusal,
@@ -708,6 +710,8 @@ class _RelaxExtractor:
                         found.append((j, i, "same"))
                     if forward_refusal(pf, j, i) is None:
                         found.append((j, i, "forward"))
+                    if copies_over(pf, j, i):
+                        found.append((j, i, "copy"))
             self.prim_overwrite[name] = found
         return self.prim_overwrite[name]
 
@@ -741,6 +745,31 @@ class _RelaxExtractor:
             if max(i, j) < len(arg_ids):
                 self.f.add("overwrite_ok", n, j, i, how)
 
+    def shaped(self, n: str, shape: Shape, arg_ids: list[str], name: str) -> None:
+        """Node n's value is what `result=` says: a field path into an argument (projections),
+        or a tuple of such, holding no memory of its own."""
+        f = self.f
+        if shape[0] == "arg":
+            _, pos, fields = shape
+            if pos >= len(arg_ids):
+                where = self.effect(name).where
+                raise ExtractError(f"{where}: {name}: result= names argument {pos}, but a call "
+                                   f"of it has {len(arg_ids)}")
+            src = arg_ids[pos]
+            for k in fields:
+                p = self.nid(("field", n, src, k))
+                f.add("node", p, "out", n)
+                f.add("proj", p, src, k)
+                src = p
+            f.add("copy", n, src)
+            return
+        f.add("alloc_site", n, "value")
+        for i, sub in enumerate(shape[1]):
+            o = self.nid(("output", n, i))
+            f.add("node", o, "out", n)
+            f.add("tuple_field", n, i, o)
+            self.shaped(o, sub, arg_ids, name)
+
     def extern_call(self, c: relax.Call, n: str, name: str, arg_ids: list[str]) -> None:
         """call_packed: effects from the table; TVM knows it is impure, so its writes are DPS."""
         self.op_call(n, "extern", name, "unknown")
@@ -759,6 +788,9 @@ class _RelaxExtractor:
                 self.f.add("mem_write", n, arg_ids[k], "inplace")
         if effect.kind == "writes" and arg_ids:
             self.f.add("mem_write", n, arg_ids[-1], how)
+        if effect.result is not None and not inplace:
+            self.shaped(n, effect.result, arg_ids, name)
+            return
         if effect.kind == "view" and arg_ids and not inplace:
             self.f.add("view_of", n, arg_ids[0], f"{name} returns a view")
             if name in OFFSET_VIEWS:  # call_pure_packed(f, args...) or a call of f(args...)

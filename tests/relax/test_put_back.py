@@ -134,3 +134,50 @@ def test_a_write_of_other_values_is_a_clobber() -> None:
     got = _vm_tuple(written, np.ones((2, 3), "float32"))
     assert np.array_equal(got[1], np.ones((2, 3), "float32"))
     assert [v.kind for v in check_module(written, ("input",)).violations] == ["inplace-live"]
+
+
+def _slice_over_its_input(start: int) -> tvm.IRModule:
+    """A lowered module: a fills x + 1; b, at a's first byte in the same storage, gets a's
+    elements start, start + 1 (a split part planned over its input); both returned."""
+
+    @I.ir_module(s_tir=True)
+    class Module:
+        @T.prim_func(private=True, s_tir=True)
+        def fill(x: T.Buffer((6,), "float32"), out: T.Buffer((6,), "float32")):
+            for i in range(6):
+                with T.sblock("fill"):
+                    vi = T.axis.remap("S", [i])
+                    out[vi] = x[vi] + T.float32(1)
+
+        @T.prim_func(private=True, s_tir=True)
+        def part(a: T.Buffer((6,), "float32"), out: T.Buffer((2,), "float32")):
+            for i in range(2):
+                with T.sblock("part"):
+                    vi = T.axis.remap("S", [i])
+                    out[vi] = a[vi + start]
+
+        @R.function(pure=False)
+        def main(x: R.Tensor((6,), "float32")):
+            cls = Module
+            s = R.memory.alloc_storage(R.shape([24]), R.prim_value(0), R.str("global"),
+                                       R.dtype("float32"))
+            a = R.memory.alloc_tensor(s, R.prim_value(0), R.shape([6]), R.dtype("float32"))
+            _f = cls.fill(x, a)
+            b = R.memory.alloc_tensor(s, R.prim_value(0), R.shape([2]), R.dtype("float32"))
+            _p = cls.part(a, b)
+            return (a, b)
+
+    return Module
+
+
+@pytest.mark.parametrize("start", [0, 2])
+def test_a_kernel_copying_its_input_onto_itself_changes_nothing(start: int) -> None:
+    """b at a's first byte, filled with a's own first elements, leaves a as it was (no
+    storage-reuse); filled with a's elements 2 and 3, it changes a, which is returned."""
+    mod = _slice_over_its_input(start)
+    x = np.arange(6, dtype="float32")
+    a, b = _vm_tuple(mod, x)
+    assert np.array_equal(b, (x + 1)[start:start + 2])
+    assert np.array_equal(a, x + 1) == (start == 0)
+    kinds = [v.kind for v in check_module(mod, ("input",)).violations]
+    assert kinds == ([] if start == 0 else ["storage-reuse"])

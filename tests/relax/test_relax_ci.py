@@ -76,6 +76,27 @@ def _embedded():  # noqa: ANN202 - the engine options of the tests
     return options
 
 
+def test_result_says_exactly_what_a_packed_function_returns(tmp_path) -> None:
+    """`result=` names the returned value as argument fields (`0`, `0.1`, tuples of them): the
+    same verdicts as `returns=` here, and a clear error, with file and line, when misspelt or
+    given with `returns=`."""
+    from extractor.effect_table import Effect
+
+    assert Effect.parse("reads=0 result=(0.1,(0.0,0.1))").result == (
+        "tuple", (("arg", 0, (1,)), ("tuple", (("arg", 0, (0,)), ("arg", 0, (1,))))))
+    assert Effect.parse("result=(1,0.2)").text() == "result=(1,0.2)"
+    mod = load_relax_module(KV, "Correct")
+    exact = check_module(mod, op_effects={"mypipe.kv_append": "reads=0,1 writes=0 result=0"},
+                         engine=_embedded(), param_modes={("main", "cache"): "mutable"})
+    assert exact.violations == []
+    for bad, says in (("result=(0.1", "expected `,` or `)`"), ("result=0 returns=0", "not both"),
+                      ("result=x", "argument position")):
+        table = tmp_path / "t.tsv"
+        table.write_text(f"# a table\nmypipe.kv_append\t{bad}\n")
+        with pytest.raises(ExtractError, match=rf"t.tsv:2.*{re.escape(says)}"):
+            load_effect_table(table)
+
+
 def test_effect_apis_take_a_dict_or_a_path() -> None:
     mod = load_relax_module(KV, "Correct")
     as_dict = check_module(mod, op_effects={"mypipe.kv_append": "reads=0,1 writes=0 returns=0"},
