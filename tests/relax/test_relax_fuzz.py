@@ -102,6 +102,23 @@ DEAD_READ = {"params": [{"name": "x1", "shape": [3, 2]}], "dataflow": True, "stm
 DEAD_ADD = {"var": "v3", "op": "binop", "args": ["v1", "v1"], "attr": {"fn": "add"}}
 
 
+WRITER_PUTS_BACK = {"params": [{"name": "x1", "shape": [6]}], "dataflow": True, "stmts": [
+    {"var": "v0", "op": "call_tir", "args": ["x1"], "attr": {"kernel": "add_one", "plain": False}},
+    {"var": "v1", "op": "packed", "args": ["x1", "v0"], "attr": {"fn": "writer"}},
+    {"var": "v3", "op": "tuple", "args": ["v1", "v0"], "attr": {}},
+    {"var": "v5", "op": "get", "args": ["v3"], "attr": {"index": 1}}], "outputs": ["v5"]}
+
+
+def test_a_write_only_a_packed_functions_values_make_harmless_is_class_b():
+    """writer stores x1 + 1 into v0, which holds x1 + 1 (add_one), and v0 is returned: no run
+    differs, but only the values writer computes hide the hazard (no effect table says them);
+    once it stores other values with the same effects, the VM shows it: class (b)."""
+    verdict = judge(WRITER_PUTS_BACK, "as-written", 1)
+    assert (verdict.status, verdict.alarm) == ("false-alarm", "b")
+    with rm.skewed(0.5):
+        assert judge(WRITER_PUTS_BACK, "as-written", 2).status == "caught"
+
+
 @pytest.mark.parametrize("change, status", [
     ({}, "clean"),  # RewriteDataflowReshape makes the dead flatten a view: the VM reads nothing
     ({"outputs": ["v2", "v3"]}, "caught"),  # the view returned: its read of v1 is seen

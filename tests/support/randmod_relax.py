@@ -24,7 +24,9 @@ Only numpy and the standard library are imported here; `register_packed` imports
 
 from __future__ import annotations
 
+import contextlib
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -41,6 +43,10 @@ PACKED = ("first", "swap", "nested", "ident", "copy", "writer", "mystery", "vmco
 # call_inplace_packed: inc_ip(a) a += 1, acc_ip(b, a) a += b, mystery_ip(a) a += 2 (opaque)
 INPLACE_PACKED = ("inc_ip", "acc_ip", "mystery_ip")
 OPAQUE = frozenset({"mystery", "mystery_ip"})
+# What the packed functions that write memory add to every element they store: 0 as the
+# effect table's descriptions are read here; the fuzzer's class (b) test runs them with
+# another value (`skewed`), the same effects storing other values.
+SKEW = {"value": 0.0}
 # The argument positions whose contents each packed function reads (the rest it only passes
 # on, keeps in a tuple or writes); the oracle checks the reads. vm.builtin.copy returns its
 # argument itself (`[](ffi::Any a) { return a; }`), like ident: it reads nothing.
@@ -1026,12 +1032,15 @@ def _packed_value(fn: str, args: list[Any]) -> Any:
         return (x[1], x[0])
     if fn == "nested":
         return (x[1], (x[0], x[1]))
-    if fn in ("writer", "inc_ip"):
+    skew = SKEW["value"]
+    if fn == "writer":  # what it returns; what it writes into `out` value semantics never sees
         return (x + 1).astype("float32")
+    if fn == "inc_ip":
+        return (x + 1 + skew).astype("float32")
     if fn == "acc_ip":
-        return (args[1] + x).astype("float32")
+        return (args[1] + x + skew).astype("float32")
     if fn == "mystery_ip":
-        return (x + 2).astype("float32")
+        return (x + 2 + skew).astype("float32")
     return x  # ident, copy, vmcopy, mystery on a tensor
 
 
@@ -1129,6 +1138,17 @@ def infinite_inputs(spec: dict[str, Any], rng: np.random.Generator) -> list[np.n
 # ------------------------------------------------------------------------- packed functions
 
 
+@contextlib.contextmanager
+def skewed(value: float) -> Iterator[None]:
+    """The packed functions that write memory (on the VM and in value semantics) store `value`
+    more than they say: what a write puts back by coincidence of values then shows."""
+    old, SKEW["value"] = SKEW["value"], value
+    try:
+        yield
+    finally:
+        SKEW["value"] = old
+
+
 def register_packed() -> None:
     """Register the fuzzer's packed functions (idempotent): what `evaluate` says, on the VM."""
     import tvm
@@ -1137,8 +1157,8 @@ def register_packed() -> None:
     def fresh(a: Any) -> Any:
         return tvm.runtime.tensor(a.numpy())
 
-    def writer(a: Any, out: Any) -> Any:
-        out.copyfrom((a.numpy() + 1).astype("float32"))  # the write call_pure_packed hides
+    def writer(a: Any, out: Any) -> Any:  # the write call_pure_packed hides
+        out.copyfrom((a.numpy() + 1 + SKEW["value"]).astype("float32"))
         return tvm.runtime.tensor((a.numpy() + 1).astype("float32"))
 
     def mystery(x: Any) -> Any:
@@ -1146,12 +1166,12 @@ def register_packed() -> None:
 
     def in_place(k: float) -> Any:
         def write(a: Any) -> Any:
-            a.copyfrom((a.numpy() + k).astype("float32"))
+            a.copyfrom((a.numpy() + k + SKEW["value"]).astype("float32"))
             return a
         return write
 
     def acc_ip(b: Any, a: Any) -> Any:
-        a.copyfrom((a.numpy() + b.numpy()).astype("float32"))
+        a.copyfrom((a.numpy() + b.numpy() + SKEW["value"]).astype("float32"))
         return a
 
     impls = {"first": lambda t: t[0], "swap": lambda t: (t[1], t[0]),
