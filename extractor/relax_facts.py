@@ -352,8 +352,8 @@ class _RelaxExtractor:
                 f.add("node_loc", v, int(span.line), int(span.column))
             self.dataflow_binding = isinstance(b.var, relax.DataflowVar)
             value = self.value(b.value, func, bid, gname)
-            for k in self.values.bind(b.var, b.value):
-                f.add("puts_back", value, self.ids.node_id[self.put_back_arg(b.value, k)])
+            for a in self.values.bind(b.var, b.value):
+                f.add("puts_back", value, self.nid(a))
             if b.var in self.vm_views and isinstance(b.value, relax.Call):
                 f.add("vm_view", value)
             if isinstance(b, relax.MatchCast) and not _cast_cannot_fail(b):
@@ -376,14 +376,6 @@ class _RelaxExtractor:
                 if self.ids.nodes.get(c) is not None and _is_var(self.ids.nodes[c]):
                     f.add("var_ref", n, c)
         return lets[0] if lets else result
-
-    @staticmethod
-    def put_back_arg(call: relax.Call, k: int) -> Any:
-        """Argument k of a call_tir_inplace or call_pure_packed (past the callee)."""
-        args = list(call.args)
-        if isinstance(args[1], relax.Tuple) and str(call.op.name) != "relax.call_pure_packed":
-            return args[1].fields[k]
-        return args[1 + k]
 
     def match_check(self, b: relax.MatchCast, value: str, func: str, owner: str) -> str:
         """A MatchCast that may fail at run time: a check node with an effect nobody removes."""

@@ -30,7 +30,6 @@ NUMPY_OPS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "relax.add": np.add, "relax.subtract": np.subtract, "relax.multiply": np.multiply}
 # the largest kernel output run at analysis time, in elements
 MAX_ELEMENTS = 1 << 16
-DETERMINISTIC = frozenset({"none", "view", "alias", "writes"})  # effect kinds (not random/io)
 
 
 def _data(a: np.ndarray) -> Term:
@@ -88,14 +87,14 @@ class ValueNumbers:
             return ("tuple", *(self.term(f) for f in e.fields))
         return ("node", e)
 
-    def bind(self, var: relax.Var, value: Any) -> list[int]:
-        """Give var the term of its value; the argument positions of a call that it writes in
-        place with the values they already hold."""
+    def bind(self, var: relax.Var, value: Any) -> list[relax.Var]:
+        """Give var the term of its value; the arguments of a call that it writes in place
+        with the values they already hold."""
         term, put_back = self._value(value)
         self.terms[var] = term
         return put_back
 
-    def _value(self, e: Any) -> tuple[Term, list[int]]:
+    def _value(self, e: Any) -> tuple[Term, list[relax.Var]]:
         if isinstance(e, (relax.Var, tvm.ir.GenericConst, relax.Tuple)):
             return self.term(e), []
         if isinstance(e, relax.TupleGetItem):
@@ -107,7 +106,7 @@ class ValueNumbers:
             return self._op_call(e, str(e.op.name))
         return ("node", e), []
 
-    def _op_call(self, c: relax.Call, name: str) -> tuple[Term, list[int]]:
+    def _op_call(self, c: relax.Call, name: str) -> tuple[Term, list[relax.Var]]:
         args = list(c.args)
         if name in ("relax.call_tir", "relax.call_tir_inplace") and isinstance(args[0],
                                                                                 tvm.ir.GlobalVar):
@@ -126,10 +125,11 @@ class ValueNumbers:
                 return ("fill", fn, *(self.term(a) for a in inner)), []
         if name == "relax.call_pure_packed" and isinstance(args[0], relax.ExternFunc):
             fn = str(args[0].global_symbol)
-            if self.effect(fn).kind == "writes" and len(args) > 2 and _is_var(args[-1]):
+            out = args[-1]
+            if self.effect(fn).kind == "writes" and len(args) > 2 and isinstance(out, relax.Var):
                 # it fills its last argument from the others; what it returns is its own
                 filled = ("fill", fn, *(self.term(a) for a in args[1:-1]))
-                return ("node", c), [len(args) - 2] if filled == self.term(args[-1]) else []
+                return ("node", c), [out] if filled == self.term(out) else []
         op = c.op
         if not op.get_attr("FPurity") or name.startswith(("relax.call_", "relax.memory.",
                                                            "relax.builtin.", "relax.vm.")):
@@ -204,12 +204,9 @@ class ValueNumbers:
         return [_data(t.numpy()) for t in got]
 
     def _written(self, c: relax.Call, inner: list[Any], inplace: list[int],
-                 outs: list[Term]) -> tuple[Term, list[int]]:
+                 outs: list[Term]) -> tuple[Term, list[relax.Var]]:
         """A call_tir(_inplace)'s term, and the in-place arguments it puts back."""
-        put_back = [k for k, t in zip(inplace, outs, strict=False)
-                    if 0 <= k < len(inner) and _is_var(inner[k]) and t == self.term(inner[k])]
+        put_back = [inner[k] for k, t in zip(inplace, outs, strict=False)
+                    if 0 <= k < len(inner) and isinstance(inner[k], relax.Var)
+                    and t == self.term(inner[k])]
         return (outs[0] if len(outs) == 1 else ("tuple", *outs)), put_back
-
-
-def _is_var(e: Any) -> bool:
-    return isinstance(e, relax.Var)
