@@ -1135,6 +1135,24 @@ def infinite_inputs(spec: dict[str, Any], rng: np.random.Generator) -> list[np.n
             for p in spec["params"]]
 
 
+def striped_inputs(spec: dict[str, Any], rng: np.random.Generator,
+                   bit: int) -> list[np.ndarray]:
+    """Inf or -inf where bit `bit` of an element's flat index is set, small integers elsewhere:
+    over the runs for every bit, any two elements of a parameter are once one infinite and one
+    finite, so `x - x` differs between them (NaN, 0) wherever one is put over the other."""
+    out = random_inputs(spec, rng)
+    for x in out:
+        hit = (np.arange(x.size).reshape(x.shape) >> bit) & 1 == 1
+        x[hit] = np.where(rng.random(int(hit.sum())) < 0.5, np.inf, -np.inf)
+    return out
+
+
+def stripe_bits(spec: dict[str, Any]) -> int:
+    """How many striped runs tell every two elements of the largest parameter apart."""
+    size = max((int(np.prod(p["shape"])) for p in spec["params"]), default=1)
+    return max(1, (size - 1).bit_length())
+
+
 # ------------------------------------------------------------------------- packed functions
 
 

@@ -299,12 +299,14 @@ class Tracer:
 
 
 def observe(mod: Any, spec: dict[str, Any], seed: int, reads: bool = True) -> str | None:
-    """Build and run `mod` five times on one VM (two fresh random inputs, the first again,
-    inputs a third of whose elements are infinities and NaNs, then inputs all of whose elements
-    are infinite); how it differs from the reference, or None: a read (with `reads`) that sees
-    another value than value semantics gives, a result, or a parameter the call changed. The
-    last two show a write that puts back what finite inputs had there (`x - x` zeroed, or
-    added to a tensor) but not what infinite ones have (NaN), the fifth at every element."""
+    """Build and run `mod` on one VM (two fresh random inputs, the first again, inputs a third
+    of whose elements are infinities and NaNs, inputs all of whose elements are infinite, then
+    one striped run per bit of the largest parameter's element index); how it differs from the
+    reference, or None: a read (with `reads`) that sees another value than value semantics
+    gives, a result, or a parameter the call changed. The later runs show a write that puts
+    back what finite inputs had there (`x - x` zeroed, or added to a tensor) but not what
+    infinite ones have (NaN): the fifth at every element, the striped ones also where one
+    element of a value is put over another that finite inputs make equal to it."""
     import tvm
     from tvm import relax
 
@@ -316,8 +318,9 @@ def observe(mod: Any, spec: dict[str, Any], seed: int, reads: bool = True) -> st
     a, b = rm.random_inputs(spec, rng), rm.random_inputs(spec, rng)
     c = rm.random_inputs(spec, rng, nonfinite=True)
     d = rm.infinite_inputs(spec, rng)
+    stripes = [rm.striped_inputs(spec, rng, bit) for bit in range(rm.stripe_bits(spec))]
     with np.errstate(all="ignore"):  # inf - inf is NaN: IEEE's answer, and the VM's
-        return _runs(vm, spec, plans, (a, b, a, c, d), reads)
+        return _runs(vm, spec, plans, (a, b, a, c, d, *stripes), reads)
 
 
 def _runs(vm: Any, spec: dict[str, Any], plans: dict[str, list[Planned]],
