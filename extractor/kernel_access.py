@@ -495,3 +495,129 @@ def _described_writes(c: Any, table: dict[str, TirCallEffect]) -> list[Any] | No
         elif pos not in effect.reads:
             return None  # a buffer where the table expects none: not the described signature
     return written
+
+
+@dataclass
+class StoreForms:
+    """The stores of a kernel by the parameter they write: each one elementwise (it loads
+    parameters only at the element it stores, or 0-d ones) or a move (its value is one load,
+    from anywhere, or a constant). `loaded`: per written parameter, the ones its stores load."""
+
+    written: dict[int, str]  # parameter -> "same" (every store elementwise) or "move"
+    loaded: dict[int, set[int]]
+    once: set[int]  # written by one store, which meets each element at most once
+    differences: dict[int, tuple[int, int]]  # written by one store `a[i] - b[i]` (a, b)
+
+
+def store_forms(pf: tirx.PrimFunc) -> StoreForms | None:
+    """How each parameter the kernel writes gets its values, or None when some store is
+    neither form, writes a buffer that is no parameter, or a call or view hides an access."""
+    buffers = {p: i for i, p in enumerate(pf.params)
+               if isinstance(getattr(p, "ty", None), tirx.BufferType)}
+    flags: dict[int, list[tuple[bool, bool]]] = {}
+    loaded: dict[int, set[int]] = {}
+    hidden = False
+
+    def on_call(c: Any) -> None:
+        nonlocal hidden
+        if isinstance(c.op, tvm.ir.Op) and str(c.op.name) in POINTER_CALLS:
+            hidden = True
+
+    def on_view(_: Any) -> None:
+        nonlocal hidden
+        hidden = True
+
+    def on_branch(s: Any) -> None:  # where stores happen may not depend on loaded values
+        nonlocal hidden
+        cond = s.predicate if isinstance(s, s_tir.SBlockRealize) else s.condition
+        hidden = hidden or bool(_loads_in(cond))
+
+    stores: list[Any] = []
+    tvm_ffi.structural_walk(pf.body, [(tirx.BufferStore, stores.append),
+                                      (tvm.ir.Call, on_call), (tirx.DeclBuffer, on_view),
+                                      (s_tir.MatchBufferRegion, on_view),
+                                      (tirx.IfThenElse, on_branch), (tirx.While, on_branch),
+                                      (s_tir.SBlockRealize, on_branch)])
+    if hidden:
+        return None
+    for st in stores:
+        k = _param_of(st.buffer, buffers)
+        if k is None:
+            return None
+        loads = _loads_in(st.value)
+        params = [_param_of(ld.source, buffers) for ld in loads]
+        if any(p is None for p in params):
+            return None
+        same = all(not list(ld.indices) or (_same_index(list(ld.indices), list(st.indices))
+                                             and _same_shape(ld.source, st.buffer))
+                   for ld in loads)
+        move = isinstance(st.value, (TensorLoad, tirx.FloatImm))
+        flags.setdefault(k, []).append((same, move))
+        loaded.setdefault(k, set()).update(p for p in params if p is not None)
+    single = _stored_once(pf.body)
+    once = {k for k, fl in flags.items() if len(fl) == 1
+            and any(pf.params[k].same_as(b) for b in single)}
+    forms: dict[int, str] = {}
+    for k, fl in flags.items():
+        if all(same for same, _ in fl):
+            forms[k] = "same"
+        elif all(move for _, move in fl):
+            forms[k] = "move"
+        else:
+            return None
+    differences = {}
+    for st in stores:
+        k = _param_of(st.buffer, buffers)
+        v = st.value
+        if k is not None and len(flags[k]) == 1 and isinstance(v, tirx.Sub) and all(
+                isinstance(x, TensorLoad) and _same_index(list(x.indices), list(st.indices))
+                for x in (v.a, v.b)):
+            a, b = _param_of(v.a.source, buffers), _param_of(v.b.source, buffers)
+            if a is not None and b is not None:
+                differences[k] = (a, b)
+    return StoreForms(forms, loaded, once, differences)
+
+
+def _param_of(buf: Any, buffers: dict[Any, int]) -> int | None:
+    for b, i in buffers.items():
+        if b.same_as(buf):
+            return i
+    return None
+
+
+def _same_shape(a: Any, b: Any) -> bool:
+    return bool(tvm_ffi.structural_equal(a.shape, b.shape))
+
+
+def _loads_in(e: Any) -> list[Any]:
+    loads: list[Any] = []
+    tvm_ffi.structural_walk(e, [(TensorLoad, loads.append)])
+    return loads
+
+
+def _stored_once(body: Any) -> set[Any]:
+    """The buffers a store meets each element of at most once: its indices are distinct loop
+    variables (through block bindings), one for every loop around it."""
+    found: set[Any] = set()
+
+    def visit(s: Any, loops: tuple[Any, ...], bind: dict[Any, Any]) -> None:
+        if isinstance(s, tirx.For):
+            visit(s.body, (*loops, s.loop_var), bind)
+        elif isinstance(s, s_tir.SBlockRealize):
+            inner = dict(bind)
+            for iv, val in zip(s.block.iter_vars, s.iter_values, strict=True):
+                inner[iv.var] = val
+            visit(s.block.body, loops, inner)
+        elif isinstance(s, tirx.SeqStmt):
+            for x in s.seq:
+                visit(x, loops, bind)
+        elif isinstance(s, tirx.BufferStore):
+            idx = [bind.get(i, i) for i in s.indices]
+            if all(isinstance(i, tvm.ir.Var) for i in idx) and len(set(idx)) == len(idx) \
+                    and set(loops) <= set(idx):
+                found.add(s.buffer)
+        elif hasattr(s, "body") and isinstance(s, tirx.Stmt):
+            visit(s.body, loops, bind)
+
+    visit(body, (), {})
+    return found

@@ -38,7 +38,7 @@ from .kernel_access import (
     written_params,
 )
 from .relax_pipeline import views_ahead
-from .relax_values import ValueNumbers
+from .relax_values import ValueNumbers, zero_product
 
 log = logging.getLogger("aliaslog.effects")
 
@@ -536,6 +536,9 @@ class _RelaxExtractor:
             arg_ids = args_of(args)
             self.op_call(n, "op", name, "none" if op.get_attr("FPurity") else "unknown")
             self.op_result(c, n, name, arg_ids)
+            unloaded = zero_product(c)
+            if unloaded is not None and _is_var(args[unloaded]):
+                f.add("kernel_unread", n, arg_ids[unloaded])
             return n
         if isinstance(op, tvm.ir.GlobalVar):
             target = self.mod[op]

@@ -22,6 +22,17 @@ import tvm_ffi
 from tvm import relax, tirx
 
 from .effect_table import Effect
+from .element_sets import (
+    Elements,
+    Param,
+    binary,
+    computable,
+    covered,
+    kernel_sets,
+    of_array,
+    zero_or_nan,
+)
+from .kernel_access import store_forms
 
 Term = tuple[Any, ...]
 # operators whose value on known bytes numpy computes as the legalized kernel does (IEEE,
@@ -30,6 +41,10 @@ NUMPY_OPS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "relax.add": np.add, "relax.subtract": np.subtract, "relax.multiply": np.multiply}
 # the largest kernel output run at analysis time, in elements
 MAX_ELEMENTS = 1 << 16
+# operators whose elements are elements of their first argument (moved, none computed)
+MOVES = frozenset({"relax.reshape", "relax.flatten", "relax.permute_dims", "relax.squeeze",
+                   "relax.expand_dims", "relax.broadcast_to", "relax.strided_slice",
+                   "relax.split", "relax.memory.view", "relax.grad.no_grad"})
 
 
 def _data(a: np.ndarray) -> Term:
@@ -75,6 +90,8 @@ class ValueNumbers:
         self.kernel_reads = kernel_reads  # the parameters the kernel loads
         self.terms: dict[Any, Term] = {}
         self.kernels: dict[int, Any] = {}
+        self.sets: dict[Term, Elements] = {}  # what the elements of a term's value may be
+        self.filled: set[Any] = set()  # destinations a lowered kernel call has filled
 
     def term(self, e: Any) -> Term:
         """The term of an argument: a bound variable's, a constant's bytes, a tuple's fields;
@@ -85,7 +102,16 @@ class ValueNumbers:
             return _data(e.value.numpy())
         if isinstance(e, relax.Tuple):
             return ("tuple", *(self.term(f) for f in e.fields))
-        return ("node", e)
+        if isinstance(e, (relax.Call, relax.Function, relax.SeqExpr, relax.If)):
+            return ("node", e)
+        return ("expr", _Struct(e))  # a shape, a prim value, a dtype: a literal's value
+
+    def elements(self, t: Term) -> Elements | None:
+        """What the elements of a term's value may hold, where known."""
+        a = _array(t)
+        if a is not None:
+            return of_array(a)
+        return self.sets.get(t)
 
     def bind(self, var: relax.Var, value: Any) -> list[relax.Var]:
         """Give var the term of its value; the arguments of a call that it writes in place
@@ -101,9 +127,17 @@ class ValueNumbers:
             t = self.term(e.tuple_value)
             if t[0] == "tuple" and e.index + 1 < len(t):
                 return t[e.index + 1], []
-            return ("field", t, int(e.index)), []
+            field_t = ("field", t, int(e.index))
+            whole = self.sets.get(t)  # a split's parts: elements of what it split
+            if whole is not None:
+                self.sets[field_t] = whole
+            return field_t, []
         if isinstance(e, relax.Call) and isinstance(e.op, tvm.ir.Op):
             return self._op_call(e, str(e.op.name))
+        if isinstance(e, relax.Call) and isinstance(e.op, tvm.ir.GlobalVar):
+            pf = self.mod[e.op] if e.op in self.mod.functions else None
+            if isinstance(pf, tirx.PrimFunc) and not self.opaque_kernel(e.op.name_hint, pf):
+                return ("node", e), self._direct(pf, list(e.args))
         return ("node", e), []
 
     def _op_call(self, c: relax.Call, name: str) -> tuple[Term, list[relax.Var]]:
@@ -117,6 +151,7 @@ class ValueNumbers:
             kname = str(args[0].name_hint)
             if isinstance(pf, tirx.PrimFunc) and not self.opaque_kernel(kname, pf):
                 outs = self._kernel(c, pf, inner, self.kernel_reads(kname, pf))
+                self._call_tir_elements(pf, inner, inplace, outs)
                 return self._written(c, inner, inplace, outs)
         if name == "relax.call_dps_packed" and isinstance(args[0], relax.ExternFunc):
             fn = str(args[0].global_symbol)
@@ -131,15 +166,40 @@ class ValueNumbers:
                 filled = ("fill", fn, *(self.term(a) for a in args[1:-1]))
                 return ("node", c), [out] if filled == self.term(out) else []
         op = c.op
-        if not op.get_attr("FPurity") or name.startswith(("relax.call_", "relax.memory.",
-                                                           "relax.builtin.", "relax.vm.")):
+        if not op.get_attr("FPurity") or (name.startswith((
+                "relax.call_", "relax.memory.", "relax.builtin.", "relax.vm."))
+                and name != "relax.memory.view"):  # (a view is its input's bytes)
             return ("node", c), []
         terms = [self.term(a) for a in args]
         known = self._fold(c, name, terms)
         if known is not None:
             return known, []
-        return ("op", name, int(tvm_ffi.structural_hash(c.attrs)) if c.attrs is not None
-                else 0, str(getattr(c, "ty", "")), *terms), []
+        term = ("op", name, int(tvm_ffi.structural_hash(c.attrs)) if c.attrs is not None
+                else 0, str(getattr(c, "ty", "")), *terms)
+        got = self._op_elements(c, name, terms)
+        if got is not None:
+            self.sets[term] = got
+        return term, []
+
+    def _op_elements(self, c: relax.Call, name: str, terms: list[Term]) -> Elements | None:
+        """What an operator's elements may hold: its input's, for one that only moves them;
+        computed from its operands', for an elementwise one (`x - x`: 0 or NaN)."""
+        if name in MOVES:
+            src = self.elements(terms[0])
+            if src is None or (name == "relax.memory.view" and not _view_within(c, src.dtype)):
+                return None
+            return src
+        out = _tensor_type(getattr(c, "ty", None))
+        if out is None or name not in NUMPY_OPS or len(terms) != 2:
+            return None
+        fn = NUMPY_OPS[name]
+        if terms[0] == terms[1]:
+            a = self.elements(terms[0])
+            if a is not None:
+                return binary(fn, a, None, out[0])
+            return zero_or_nan(out[0]) if name == "relax.subtract" else None
+        a, b = self.elements(terms[0]), self.elements(terms[1])
+        return binary(fn, a, b, out[0]) if a is not None and b is not None else None
 
     def _fold(self, c: relax.Call, name: str, terms: list[Term]) -> Term | None:
         """The bytes of an elementwise operator's value, where the VM's are known now."""
@@ -147,11 +207,8 @@ class ValueNumbers:
         if out is None or name not in NUMPY_OPS or len(terms) != 2:
             return None
         arrays = [_array(t) for t in terms]
-        if name == "relax.multiply" and "float" in out[0]:
-            # TIR's simplifier folds x * 0 to 0 (a scalar zero constant is an immediate)
-            for a in arrays:
-                if a is not None and a.shape == () and a == 0:
-                    return _data(np.zeros(out[1], out[0]))
+        if zero_product(c) is not None:
+            return _data(np.zeros(out[1], out[0]))
         if any(a is None or str(a.dtype) != out[0] for a in arrays):
             return None
         with np.errstate(all="ignore"):
@@ -203,6 +260,105 @@ class ValueNumbers:
         got = [given[k] if k >= 0 else next(made_iter) for k in inplace[:len(outs)]]
         return [_data(t.numpy()) for t in got]
 
+    def _call_tir_elements(self, pf: tirx.PrimFunc, inner: list[Any], inplace: list[int],
+                           outs: list[Term]) -> None:
+        """Sets of a call_tir(_inplace)'s outputs; an output updated in place whose every
+        element keeps its value gets its argument's term (a write that puts back)."""
+        fresh = [i for i, k in enumerate(inplace + [-1] * (len(outs) - len(inplace)))
+                 if k < 0]
+        updated = {k for k in inplace if k >= 0}
+        slot = {i: len(inner) + n for n, i in enumerate(fresh)}
+        where = [inplace[i] if i < len(inplace) and inplace[i] >= 0 else slot[i]
+                 for i in range(len(outs))]
+        terms: list[Term | None] = [self.term(a) for a in inner] + [None] * len(fresh)
+        sets, kept = self._kernel_elements(pf, terms, sorted(set(where)))
+        for i, k in enumerate(where):
+            if k in kept and k in updated:
+                outs[i] = self.term(inner[k])
+            elif k in sets:
+                self.sets[outs[i]] = sets[k]
+
+    def _direct(self, pf: tirx.PrimFunc, args: list[Any]) -> list[relax.Var]:
+        """A kernel the lowered program calls itself: the arguments it updates in place with
+        the values they hold; each destination it fills first gets the kernel's term."""
+        key = int(tvm_ffi.structural_hash(pf))
+        forms = store_forms(pf)
+        if forms is None or len(args) != len(pf.params):
+            return []
+        loaded = set().union(*forms.loaded.values()) if forms.loaded else set()
+        dests = [k for k in forms.written if k not in loaded]
+        terms: list[Term | None] = [None if k in dests else self.term(a)
+                                    for k, a in enumerate(args)]
+        sets, kept = self._kernel_elements(pf, terms, sorted(forms.written))
+        inputs = [t for t in terms if t is not None]
+        for n, k in enumerate(dests):
+            var = args[k]
+            if not isinstance(var, relax.Var):
+                continue
+            if var in self.filled:  # filled again: what it holds is no term's
+                self.terms[var] = ("node", var, len(self.filled))
+                continue
+            self.filled.add(var)
+            self.terms[var] = term = ("tir", key, str(getattr(var, "ty", "")), n, *inputs)
+            if k in sets:
+                self.sets[term] = sets[k]
+        return [args[k] for k in sorted(kept) if isinstance(args[k], relax.Var)]
+
+    def _kernel_elements(self, pf: tirx.PrimFunc, terms: list[Term | None],
+                         outputs: list[int]) -> tuple[dict[int, Elements], set[int]]:
+        """element_sets.kernel_sets for one call: parameters of equal terms are one class."""
+        forms = store_forms(pf)
+        if forms is None or len(terms) != len(pf.params):
+            return {}, set()
+        classes: dict[Term, int] = {}
+        params = []
+        for p, t in zip(pf.params, terms, strict=True):
+            ty = getattr(p, "ty", None)
+            if not isinstance(ty, tirx.BufferType) or not all(
+                    isinstance(d, tirx.IntImm) for d in ty.shape):
+                return {}, set()
+            shape = tuple(int(d) for d in ty.shape)
+            data = _array(t) if t is not None else None
+            if data is not None and data.size != int(np.prod(shape)):
+                return {}, set()
+            params.append(Param(str(ty.dtype), shape,
+                                classes.setdefault(t, len(classes)) if t is not None else None,
+                                self.elements(t) if t is not None else None, data))
+        # `x - x` of equal values: 0 or NaN
+        differences = [k for k, (a, b) in forms.differences.items()
+                       if k in outputs and params[k].cls is None
+                       and params[a].cls is not None and params[a].cls == params[b].cls]
+        if (not differences and not computable(forms, params, outputs)) or \
+                sum(int(np.prod(q.shape)) for q in params) > MAX_ELEMENTS:
+            return {}, set()  # (compiling every kernel of a model would cost seconds)
+        run = self._runner(pf)
+        if run is None:
+            return {}, set()
+        sets, kept = kernel_sets(run, forms, params, outputs)
+        for k in differences:
+            zero = zero_or_nan(params[k].dtype)
+            if k not in sets and zero is not None and covered(run, params, k):
+                sets[k] = zero
+        return sets, kept
+
+    def _runner(self, pf: tirx.PrimFunc) -> Callable[[list[np.ndarray]], list[np.ndarray]] | None:
+        """The kernel compiled for this target (cached), as a function of numpy arrays."""
+        key = int(tvm_ffi.structural_hash(pf))
+        try:
+            if key not in self.kernels:
+                self.kernels[key] = tvm.compile(
+                    tvm.IRModule({"main": pf.with_attr("global_symbol", "main")}), target="llvm")
+        except Exception:  # a kernel this target cannot build: no sets
+            return None
+        kernel = self.kernels[key]
+
+        def run(arrays: list[np.ndarray]) -> list[np.ndarray]:
+            given = [tvm.runtime.tensor(a.copy(), tvm.cpu()) for a in arrays]
+            kernel["main"](*given)
+            return [t.numpy() for t in given]
+
+        return run
+
     def _written(self, c: relax.Call, inner: list[Any], inplace: list[int],
                  outs: list[Term]) -> tuple[Term, list[relax.Var]]:
         """A call_tir(_inplace)'s term, and the in-place arguments it puts back."""
@@ -210,3 +366,45 @@ class ValueNumbers:
                     if 0 <= k < len(inner) and isinstance(inner[k], relax.Var)
                     and t == self.term(inner[k])]
         return (outs[0] if len(outs) == 1 else ("tuple", *outs)), put_back
+
+
+def _view_within(c: relax.Call, dtype: str) -> bool:
+    """A memory.view of the same dtype whose static bytes lie within its input's."""
+    src, out = _tensor_type(getattr(c.args[0], "ty", None)), _tensor_type(getattr(c, "ty", None))
+    off = c.args[3] if len(c.args) > 3 else None
+    value = off if isinstance(off, tirx.IntImm) else getattr(off, "value", None)
+    if src is None or out is None or out[0] != dtype or src[0] != dtype or \
+            not isinstance(value, tirx.IntImm):
+        return False
+    size = np.dtype(dtype).itemsize
+    return int(value) + size * int(np.prod(out[1])) <= size * int(np.prod(src[1]))
+
+
+class _Struct:
+    """An expression compared by structure (a shape, a prim value): a term's part."""
+
+    def __init__(self, e: Any) -> None:
+        self.e = e
+        self.h = int(tvm_ffi.structural_hash(e))
+
+    def __hash__(self) -> int:
+        return self.h
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Struct) and self.h == other.h and bool(
+            tvm_ffi.structural_equal(self.e, other.e))
+
+
+def zero_product(c: relax.Call) -> int | None:
+    """The operand a float `x * 0` never loads, 0 being a scalar constant: LegalizeOps makes the
+    constant an immediate and TIR's simplifier folds the product to 0 (whatever x is)."""
+    out = _tensor_type(getattr(c, "ty", None))
+    if out is None or "float" not in out[0] or not isinstance(c.op, tvm.ir.Op) or \
+            str(c.op.name) != "relax.multiply" or len(c.args) != 2:
+        return None
+    for i, a in enumerate(c.args):
+        if isinstance(a, tvm.ir.GenericConst) and isinstance(a.ty, relax.TensorType):
+            v = a.value.numpy()
+            if v.shape == () and v == 0:
+                return 1 - i
+    return None
