@@ -163,6 +163,10 @@ def judge(spec: dict[str, Any], variant: str, seed: int,
         if before_verified is not None and mod is before_verified:
             return Verdict("internal", detail=_first_line(exc))  # aliaslog's pass failed
         return Verdict("pass-failed", detail=_first_line(exc))
+    try:
+        compile_time = [(_live(given), writers) for given, writers in compile_time]
+    except Exception as exc:  # noqa: BLE001 - aliaslog's DCE failing is a finding
+        return Verdict("internal", detail=_first_line(exc))
     if has_local_function(mod):  # relax.build needs them lifted
         checked.append(mod)
         try:
@@ -181,6 +185,16 @@ def judge(spec: dict[str, Any], variant: str, seed: int,
     _SEEN[key] = verdict = _judge_modules(Judged(checked, compile_time), spec, seed, phase,
                                           before_verified)
     return verdict
+
+
+def _live(mod: Any) -> Any:
+    """The module given to FoldConstant, as the pass leaves what it does not fold: without
+    the bindings it drops as unused. aliaslog's effect-aware DCE drops only bindings whose
+    value and effects nobody can observe, so it keeps every call whose compile-time write a
+    later read could see, and no read the folded module does not make."""
+    from aliaslog.relax.dce import effect_aware_dce
+
+    return effect_aware_dce(mod, engine=EMBEDDED, op_effects=[str(EFFECTS)])[0]
 
 
 def _verified_inplace(mod: Any) -> Any:
