@@ -58,7 +58,23 @@ def of_values(values: Iterable[np.generic], dtype: str) -> Elements | None:
 
 
 def of_array(a: np.ndarray) -> Elements | None:
-    return of_values(np.unique(a.ravel()), str(a.dtype)) if a.size else None
+    return of_values(_distinct(a), str(a.dtype)) if a.size else None
+
+
+def _distinct(a: np.ndarray) -> list[np.generic]:
+    """The distinct values of a float array by their bytes (-0.0 apart from 0.0), one NaN."""
+    flat = a.ravel()
+    nan = np.isnan(flat)
+    bits = np.unique(flat[~nan].view(f"u{flat.dtype.itemsize}"))
+    return [*bits.view(flat.dtype), *flat[nan][:1]]
+
+
+def _same_values(a: np.ndarray, b: np.ndarray) -> bool:
+    """Equal bytes at every element, or NaN in both (-0.0 is not 0.0)."""
+    if a.shape != b.shape:
+        return False
+    width = f"u{a.dtype.itemsize}"
+    return bool(np.all((np.isnan(a) & np.isnan(b)) | (a.view(width) == b.view(width))))
 
 
 def zero_or_nan(dtype: str) -> Elements | None:
@@ -113,14 +129,14 @@ def kernel_sets(run: Run, forms: StoreForms, params: list[Param],
         results = [run(_inputs(params, pick, fill)) for fill in ((0, 1) if n == 0 else (0,))]
         for k in list(got):
             out = results[0][k]
-            if len(results) > 1 and not np.array_equal(out, results[1][k], equal_nan=True):
+            if len(results) > 1 and not _same_values(out, results[1][k]):
                 del got[k]  # some element is not stored: it holds what was there
                 kept.discard(k)
                 continue
-            got[k].update(_key(v) for v in np.unique(out.ravel()))
+            got[k].update(_key(v) for v in _distinct(out))
             before = params[k]
-            if before.cls is None or not np.array_equal(
-                    out, np.full(out.shape, pick.get(before.cls, np.nan)), equal_nan=True):
+            if before.cls is None or not _same_values(
+                    out, np.full(out.shape, pick.get(before.cls, np.nan), out.dtype)):
                 kept.discard(k)
     sets = {k: e for k, keys in got.items()
             if (e := of_values(_decode(keys, params[k].dtype), params[k].dtype)) is not None}
@@ -140,7 +156,7 @@ def covered(run: Run, params: list[Param], k: int) -> bool:
         given = [a.copy() for a in base]
         given[k][...] = fill
         got.append(run(given)[k])
-    return bool(np.array_equal(got[0], got[1], equal_nan=True))
+    return _same_values(got[0], got[1])
 
 
 def _needed(i: int, forms: StoreForms) -> bool:

@@ -16,7 +16,13 @@ from tvm.script import relax as R  # noqa: E402
 from tvm.script import tirx as T  # noqa: E402
 
 from aliaslog.relax.checks import check_module  # noqa: E402
-from extractor.element_sets import Param, kernel_sets, of_values, zero_or_nan  # noqa: E402
+from extractor.element_sets import (  # noqa: E402
+    Param,
+    kernel_sets,
+    of_array,
+    of_values,
+    zero_or_nan,
+)
 from extractor.kernel_access import store_forms  # noqa: E402
 
 POINTS = ("input", "legalized", "lowered")
@@ -142,7 +148,8 @@ def test_a_kernels_sets_hold_what_it_makes_of_arrays_drawn_from_them(kernel, see
 def test_a_set_holds_only_small_integers_and_special_values():
     assert of_values(np.array([0.5], "float32"), "float32") is None
     assert of_values(np.arange(9, dtype="float32"), "float32") is None  # too many
-    assert of_values(np.array([-0.0, 0.0], "float32"), "float32").keys.__len__() == 2
+    assert len(of_values(np.array([-0.0, 0.0], "float32"), "float32").keys) == 2
+    assert len(of_array(np.array([0.0, -0.0, np.nan, np.nan], "float32")).keys) == 3
 
 
 def _after_inc(make_c: str, returned: str) -> tvm.IRModule:
