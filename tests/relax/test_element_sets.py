@@ -188,3 +188,51 @@ def test_only_a_literal_zero_factor_makes_a_product_that_loads_nothing():
     by_var = 'z = R.const(0.0, "float32")\n            c = R.multiply(t, z)'
     kinds = {v.kind for v in check_module(_after_inc(by_var, "(u, c)"), ("input",)).violations}
     assert kinds == {"inplace-live"}
+
+
+@I.ir_module(s_tir=True)
+class FilledAgain:
+    """Lowered: a filled with x - x (0 or NaN), named again by y, then filled with x + 1; the
+    kernel doubling y in place doubles x + 1 (y's term still says x - x), and a is returned."""
+
+    @T.prim_func(private=True, s_tir=True)
+    def sub(x: T.Buffer((6,), "float32"), y: T.Buffer((6,), "float32"),
+            out: T.Buffer((6,), "float32")):
+        for i in range(6):
+            with T.sblock("sub"):
+                vi = T.axis.remap("S", [i])
+                out[vi] = x[vi] - y[vi]
+
+    @T.prim_func(private=True, s_tir=True)
+    def add_one(x: T.Buffer((6,), "float32"), out: T.Buffer((6,), "float32")):
+        for i in range(6):
+            with T.sblock("add_one"):
+                vi = T.axis.remap("S", [i])
+                out[vi] = x[vi] + T.float32(1)
+
+    @T.prim_func(private=True, s_tir=True)
+    def double(a: T.Buffer((6,), "float32")):
+        for i in range(6):
+            with T.sblock("double"):
+                vi = T.axis.remap("S", [i])
+                a[vi] = a[vi] + a[vi]
+
+    @R.function(pure=False)
+    def main(x: R.Tensor((6,), "float32")):
+        cls = FilledAgain
+        s = R.memory.alloc_storage(R.shape([24]), R.prim_value(0), R.str("global"),
+                                   R.dtype("float32"))
+        a = R.memory.alloc_tensor(s, R.prim_value(0), R.shape([6]), R.dtype("float32"))
+        _s = cls.sub(x, x, a)
+        y = a
+        _f = cls.add_one(x, a)
+        _d = cls.double(y)
+        return (x, a)
+
+
+def test_a_tensor_filled_again_holds_no_earlier_value():
+    x = np.arange(6, dtype="float32")
+    vm = relax.VirtualMachine(relax.build(FilledAgain, "llvm"), tvm.cpu())
+    assert np.array_equal(vm["main"](tvm.runtime.tensor(x))[1].numpy(), 2 * (x + 1))
+    kinds = {v.kind for v in check_module(FilledAgain, ("input",)).violations}
+    assert "inplace-live" in kinds
