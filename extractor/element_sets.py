@@ -144,7 +144,9 @@ def kernel_sets(run: Run, forms: StoreForms, params: list[Param],
 
 
 def computable(forms: StoreForms, params: list[Param], outputs: list[int]) -> list[int]:
-    """The outputs whose stores load only parameters of known values (kernel_sets' work)."""
+    """The outputs whose stores load only parameters of known values that the kernel does not
+    write (another output, moved from elsewhere, would pair elements a uniform run never
+    pairs): kernel_sets' work."""
     return [k for k in outputs if k in forms.written and _known(k, forms, params)]
 
 
@@ -163,19 +165,15 @@ def _needed(i: int, forms: StoreForms) -> bool:
     return any(i in loads for loads in forms.loaded.values())
 
 
-def _known(k: int, forms: StoreForms, params: list[Param], seen: frozenset[int] = frozenset()
-           ) -> bool:
-    """Every parameter k's stores load, through other written ones, has known values."""
+def _known(k: int, forms: StoreForms, params: list[Param]) -> bool:
+    """Every parameter k's stores load is k itself or one the kernel does not write, and has
+    known values."""
     for i in forms.loaded.get(k, set()):
-        if i == k or i in seen:
-            continue
-        if i in forms.written:
-            if not _known(i, forms, params, seen | {k}):
-                return False
-        elif params[i].elements is None and params[i].data is None:
+        if i != k and i in forms.written:
             return False
-    return k not in forms.loaded.get(k, set()) or params[k].elements is not None \
-        or params[k].data is not None
+        if params[i].elements is None and params[i].data is None:
+            return False
+    return True
 
 
 def _puts_back(k: int, forms: StoreForms, params: list[Param]) -> bool:

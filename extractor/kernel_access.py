@@ -573,8 +573,8 @@ def store_forms(pf: tirx.PrimFunc) -> StoreForms | None:
                 isinstance(x, TensorLoad) and _same_index(list(x.indices), list(st.indices))
                 for x in (v.a, v.b)):
             a, b = _param_of(v.a.source, buffers), _param_of(v.b.source, buffers)
-            if a is not None and b is not None:
-                differences[k] = (a, b)
+            if a is not None and b is not None and a not in forms and b not in forms:
+                differences[k] = (a, b)  # (of what the kernel was given)
     return StoreForms(forms, loaded, once, differences)
 
 
