@@ -23,9 +23,9 @@ a reduction or a matmul that reads other elements afterwards does not. Every ref
 That is VerifiedInplace's question (inplace_refusal: one shape). `write-overlap` asks it of
 tensors a lowered module already placed in one storage: overwrite_refusal compares elements
 by their offset in memory (a flatten writes element k where it reads element k; a split writes
-its first part over its input's first elements, which only that part reads), and
-forward_refusal allows the output to start before the input when the kernel writes in memory
-order.
+its first part over its input's first elements, which only that part reads). An output that
+starts before its input is never safe by loop order: TVM tells LLVM a kernel's buffers do not
+alias, so it may load an element after storing over it (a copy one element back, on the VM).
 """
 
 from __future__ import annotations
@@ -220,16 +220,6 @@ def _same_offset(w: _Block, a: list[Any], a_shape: Any, b: list[Any], b_shape: A
     return bool(analyzer.can_prove_equal(_linear(a, a_shape), _linear(b, b_shape)))
 
 
-def _ahead_offset(w: _Block, a: list[Any], a_shape: Any, b: list[Any], b_shape: Any) -> bool:
-    """In block w, index a of one buffer is at an element offset at or after index b of
-    another (written in memory order over a from its start or before, b's store never reaches
-    an element of a still to be read)."""
-    if len(a) != len(a_shape) or len(b) != len(b_shape):
-        return False
-    analyzer = _block_analyzer(w)
-    return bool(analyzer.can_prove(_linear(a, a_shape) >= _linear(b, b_shape)))
-
-
 def copies_over(pf: tirx.PrimFunc, out_param: int, in_param: int) -> bool:
     """Every store into parameter `out_param` is the element of `in_param` at the same offset,
     loaded as it is, and nothing stores into `in_param`: written over the input's first bytes
@@ -260,7 +250,7 @@ def copies_over(pf: tirx.PrimFunc, out_param: int, in_param: int) -> bool:
 def inplace_refusal(pf: tirx.PrimFunc, out_param: int, in_param: int) -> str | None:
     """Why writing parameter `out_param` into parameter `in_param`'s memory is unsafe for this
     kernel (see the module docstring), or None when it is safe."""
-    return _refusal(pf, out_param, in_param, forward=False, by_offset=False)
+    return _refusal(pf, out_param, in_param, by_offset=False)
 
 
 def overwrite_refusal(pf: tirx.PrimFunc, out_param: int, in_param: int) -> str | None:
@@ -268,54 +258,10 @@ def overwrite_refusal(pf: tirx.PrimFunc, out_param: int, in_param: int) -> str |
     None when safe: what inplace_refusal asks, elements compared by their offset in memory
     (a reshape kernel reads element k of its input where it writes element k of its output),
     so the two buffers need only one dtype and one size."""
-    return _refusal(pf, out_param, in_param, forward=False, by_offset=True)
+    return _refusal(pf, out_param, in_param, by_offset=True)
 
 
-def forward_refusal(pf: tirx.PrimFunc, out_param: int, in_param: int) -> str | None:
-    """Why writing parameter `out_param` over `in_param`'s memory moved forward (the output
-    starting at or before the input, both in one buffer's bytes) is unsafe, or None when safe.
-
-    Besides what writing it over the input from its start asks (overwrite_refusal, but the
-    writing block may read the input at or after the element it writes, as a split's later
-    part does), the writing block runs its elements in memory order: serial (or unrolled,
-    vectorized) loops from 0, one per dimension, binding the block's iterators in order, which
-    index the output in order over its whole compact shape. The element of `out` written at
-    step k then covers input elements at offsets <= k, each read (at its own step, before that
-    step's store) already, or never."""
-    return _refusal(pf, out_param, in_param, forward=True, by_offset=True)
-
-
-IN_ORDER = (tirx.ForKind.SERIAL, tirx.ForKind.UNROLLED, tirx.ForKind.VECTORIZED)
-
-
-def _in_memory_order(w: _Block, out: Any, index: list[Any]) -> str | None:
-    """Why block `w`'s stores into `out` (at `index`) may not run in ascending memory order."""
-    shape, strides = list(out.ty.shape), list(out.ty.strides)
-    realize = w.realize
-    ivs = list(realize.block.iter_vars)
-    bind = list(realize.iter_values)
-    if strides or len(w.loops) != len(shape) or len(ivs) != len(shape):
-        return f"block `{w.name}` does not run one loop per dimension of `{out.name}`"
-    for k, (loop, iv, value, dim) in enumerate(zip(w.loops, ivs, bind, shape, strict=True)):
-        if int(loop.kind) not in [int(x) for x in IN_ORDER] or loop.step is not None:
-            return f"loop {k} of block `{w.name}` does not run in order"
-        if not (isinstance(loop.min, tirx.IntImm) and int(loop.min) == 0
-                and tvm_ffi.structural_equal(loop.extent, dim)):
-            return f"loop {k} of block `{w.name}` does not cover dimension {k} from 0"
-        if not (value.same_as(loop.loop_var) and index[k].same_as(iv.var)
-                and tvm_ffi.structural_equal(iv.dom.extent, dim)):
-            return f"block `{w.name}` does not write `{out.name}` in its loops' order"
-    if not _trivial(realize.predicate):
-        return f"block `{w.name}` runs under a predicate"
-    return None
-
-
-def _trivial(pred: Any) -> bool:
-    return isinstance(pred, tirx.IntImm) and int(pred) == 1
-
-
-def _refusal(pf: tirx.PrimFunc, out_param: int, in_param: int, forward: bool,
-             by_offset: bool) -> str | None:
+def _refusal(pf: tirx.PrimFunc, out_param: int, in_param: int, by_offset: bool) -> str | None:
     params = list(pf.params)
     out, inp = params[out_param], params[in_param]
     if not all(isinstance(getattr(p, "ty", None), tirx.BufferType) for p in (out, inp)):
@@ -353,12 +299,11 @@ def _refusal(pf: tirx.PrimFunc, out_param: int, in_param: int, forward: bool,
             return (f"block `{w.name}` reads `{out.name}` at another element than the one it "
                     f"writes, or after writing it: it would then be `{inp.name}`")
         if inp.same_as(buf):
-            same = (_ahead_offset(w, idx, inp.ty.shape, index, out.ty.shape) if forward
-                    else _same_offset(w, idx, inp.ty.shape, index, out.ty.shape) if by_offset
+            same = (_same_offset(w, idx, inp.ty.shape, index, out.ty.shape) if by_offset
                     else _same_index(idx, index))
             if not same:
                 return (f"block `{w.name}` reads `{inp.name}` at another element than the one "
-                        f"it writes" + (", or behind it" if forward else ""))
+                        f"it writes")
             if k >= before:
                 return f"block `{w.name}` reads `{inp.name}` after writing `{out.name}`"
     out_size = _static_size(out.ty.shape) if by_offset else None  # static: _fits_within
@@ -368,7 +313,7 @@ def _refusal(pf: tirx.PrimFunc, out_param: int, in_param: int, forward: bool,
         if b.nest >= w.nest and not (by_offset and _reads_past(b, inp, out_size)):
             return (f"block `{b.name}` reads `{inp.name}` after or while block `{w.name}` "
                     f"writes `{out.name}`")
-    return _in_memory_order(w, out, index) if forward else None
+    return None
 
 
 # ------------------------------------------------ which parameters a kernel writes and reads

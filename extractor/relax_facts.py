@@ -31,7 +31,6 @@ from .effect_table import (
 from .facts import FactSet
 from .kernel_access import (
     copies_over,
-    forward_refusal,
     load_tir_effects,
     overwrite_refusal,
     read_params,
@@ -703,8 +702,6 @@ class _RelaxExtractor:
                         continue
                     if overwrite_refusal(pf, j, i) is None:
                         found.append((j, i, "same"))
-                    if forward_refusal(pf, j, i) is None:
-                        found.append((j, i, "forward"))
                     if copies_over(pf, j, i):
                         found.append((j, i, "copy"))
             self.prim_overwrite[name] = found

@@ -154,9 +154,8 @@ SCHEMA: tuple[Relation, ...] = (
     _rel("overwrite_ok", "n:Node, dst:number, src:number, how:symbol",
          "the kernel called at n may write its argument dst over argument src's memory: from "
          "its first byte (same: each element of src is read before the one over it is written; "
-         "dst may be smaller) or starting at or before it (forward: also in memory order); "
-         "copy: every store into dst is src's element at the same offset, so over src's first "
-         "bytes it puts back what is there"),
+         "dst may be smaller); copy: every store into dst is src's element at the same "
+         "offset, so over src's first bytes it puts back what is there"),
     _rel("extent", "n:Node, lo:number, hi:number",
          "the view or tensor made at n covers bytes [lo, hi) of its source (view_of) or of its "
          "storage (in_storage); absent where offset or size is not static"),
