@@ -173,11 +173,13 @@ def _slice_over_its_input(start: int) -> tvm.IRModule:
 @pytest.mark.parametrize("start", [0, 2])
 def test_a_kernel_copying_its_input_onto_itself_changes_nothing(start: int) -> None:
     """b at a's first byte, filled with a's own first elements, leaves a as it was (no
-    storage-reuse); filled with a's elements 2 and 3, it changes a, which is returned."""
+    storage-reuse); filled with a's elements 2 and 3, it changes a, which is returned. (The
+    second kernel also reads a at other elements than it writes, which write-overlap reports
+    whatever the offsets: it does not prove the reads lie past what the kernel writes.)"""
     mod = _slice_over_its_input(start)
     x = np.arange(6, dtype="float32")
     a, b = _vm_tuple(mod, x)
     assert np.array_equal(b, (x + 1)[start:start + 2])
     assert np.array_equal(a, x + 1) == (start == 0)
-    kinds = [v.kind for v in check_module(mod, ("input",)).violations]
-    assert kinds == ([] if start == 0 else ["storage-reuse"])
+    kinds = sorted(v.kind for v in check_module(mod, ("input",)).violations)
+    assert kinds == ([] if start == 0 else ["storage-reuse", "write-overlap"])
