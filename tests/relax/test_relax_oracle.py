@@ -19,7 +19,7 @@ pytest.importorskip("tvm")
 
 from tests.support import randmod_relax as rm  # noqa: E402
 from tests.support.fuzz_relax import _candidates, features, judge, load, shrink  # noqa: E402
-from tests.support.relax_oracle import OracleError, observe  # noqa: E402
+from tests.support.relax_oracle import OracleError, noalias_overlaps, observe  # noqa: E402
 
 
 def _p(name: str, shape: list[int]) -> dict[str, Any]:
@@ -154,6 +154,24 @@ def test_a_closure_reads_the_capture_the_inplace_pass_clobbered():
         mod = relax.transform.DataflowUseInplaceCalls()(mod)
     hazard = observe(mod, CLOSURE, 1)
     assert hazard is not None and hazard.startswith("run 1: in c0,") and "read p1" in hazard
+
+
+# a split whose second part the memory planner puts on the first row of the split tensor
+SPLIT_OVER_INPUT = {
+    "params": [{"name": "x0", "shape": [2, 3]}], "dataflow": True,
+    "stmts": [_s("v1", "binop", ["x0", "x0"], fn="add"),
+              _s("v2", "inplace_packed", ["v1"], fn="inc_ip"),
+              _s("v3", "split", ["v2"], axis=0, sections=2),
+              _s("v4", "get", ["v3"], index=0)],
+    "outputs": ["v4"]}
+
+
+def test_the_vm_witnesses_a_kernel_given_memory_overlapping_what_it_stores():
+    """The planner puts the split's second part on bytes of its input; nothing else meets."""
+    mod = _module(SPLIT_OVER_INPUT)
+    assert set(noalias_overlaps(mod, SPLIT_OVER_INPUT, 1)) == {"split"}
+    assert noalias_overlaps(_module(CORRECT[sorted(CORRECT)[0]]), CORRECT[sorted(CORRECT)[0]],
+                            1) == {}
 
 
 def test_the_oracle_follows_every_call_of_generated_modules():

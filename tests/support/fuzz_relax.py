@@ -23,8 +23,11 @@ module before LambdaLift. Per variant:
                  what they do (tests/data/relax/fuzz_packed_true_effects.tsv) — a hazard only
                  an opaque call could cause — or when every error is about a packed function's
                  write and the VM shows the hazard once those functions store other values
-                 (the same effects: only what they compute hid it); else class (a),
-                 imprecision
+                 (the same effects: only what they compute hid it); class (u) when every
+                 error is a write-overlap of a kernel the VM does give memory overlapping an
+                 argument it stores into (a true finding: the kernel is marked noalias, what
+                 it reads is undefined, only this build's order read the right values);
+                 else class (a), imprecision
   clean          it agrees and check reports no error
   broken         (the VerifiedInplace variants) it differs, and the module VerifiedInplace was
                  given runs clean: a rewrite aliaslog proved safe is not — a failure
@@ -48,6 +51,7 @@ import argparse
 import contextlib
 import io
 import json
+import re
 import selectors
 import subprocess
 import sys
@@ -65,7 +69,7 @@ from . import paths
 from . import randmod_relax as rm
 from .options import EMBEDDED
 from .regressions import RELAX_TEST, reproduce_command, spec_hash
-from .relax_oracle import OracleError, observe
+from .relax_oracle import OracleError, noalias_overlaps, observe
 
 EFFECTS = paths.DATA / "relax" / "fuzz_packed_effects.tsv"
 TRUE_EFFECTS = paths.DATA / "relax" / "fuzz_packed_true_effects.tsv"
@@ -106,7 +110,8 @@ class Verdict:
     errors: list[str] = field(default_factory=list)  # kinds of error findings
     warnings: list[str] = field(default_factory=list)
     detail: str = ""  # an exception's first line
-    alarm: str | None = None  # a false alarm's class: "a" imprecision, "b" opaque call
+    alarm: str | None = None  # a false alarm's class: "a" imprecision, "b" opaque call,
+    # "u" a kernel given memory overlapping what it stores (undefined; no read differed)
 
 
 FAILURES = ("missed", "broken", "internal", "unloadable", "oracle")
@@ -358,17 +363,30 @@ def alarm_class(checked: Judged, spec: dict[str, Any], seed: int, found: list[An
     analysis feared), or when every error is about a write a packed function makes (or a call
     of a function that may make one) and the VM shows the hazard once those functions store
     other values than they do, with the same effects (only the values a packed function
-    computes, which no effect table says, hid it); else "a" (imprecision)."""
+    computes, which no effect table says, hid it); "u" when every error is a `write-overlap`
+    of a kernel the VM does give memory overlapping an argument it stores into (the finding is
+    true: the kernel's noalias promise is broken, what it reads is undefined, only this build
+    happened to read the values value semantics gives); else "a" (imprecision)."""
+    errors = [v for v in found if v.severity == "error"]
+    if errors and all(v.kind == "write-overlap" for v in errors):
+        met = noalias_overlaps(checked.run[-1], spec, seed)
+        if all(_kernel_of(v) in met for v in errors):
+            return "u"
     if opaque_calls(spec):
         found = _findings(checked, [EFFECTS, TRUE_EFFECTS])
         if not any(v.severity == "error" for v in found):
             return "b"
-    errors = [v for v in found if v.severity == "error"]
     sites = _packed_write_sites(spec)
     if not sites or any(v.site is None or v.site.name not in sites for v in errors):
         return "a"
     with rm.skewed(0.5):
         return "b" if observe(checked.run[-1], spec, seed) is not None else "a"
+
+
+def _kernel_of(v: Any) -> str | None:
+    """The kernel a lowered finding's site calls (`cls.split(...)`), or None."""
+    m = re.match(r"cls\.(\w+)\(", v.site.text if v.site is not None else "")
+    return m.group(1) if m else None
 
 
 def _packed_write_sites(spec: dict[str, Any]) -> set[str]:
@@ -671,7 +689,8 @@ def _run_jobs(seeds: list[int], variants: list[str], jobs: int,
 
 
 def label(verdict: dict[str, Any]) -> str:
-    """A verdict's status, false alarms with their class: (a) imprecision, (b) opaque call."""
+    """A verdict's status, false alarms with their class: (a) imprecision, (b) opaque call,
+    (u) a broken noalias promise whose reads happened to agree."""
     if verdict["status"] == "false-alarm":
         return f"false-alarm ({verdict.get('alarm') or 'a'})"
     return verdict["status"]

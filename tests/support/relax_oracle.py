@@ -355,3 +355,67 @@ def _flat_vm(v: Any) -> list[Any]:
     if isinstance(v, (tvm_ffi.Array, list, tuple)):
         return [x for item in v for x in _flat_vm(item)]
     return [v]
+
+
+# ------------------------------------------------------------------------- noalias witness
+
+def stored_params(pf: Any) -> set[int]:
+    """The parameters a PrimFunc's body stores into."""
+    import tvm_ffi
+    from tvm import tirx
+
+    params = list(pf.params)
+    found: set[int] = set()
+
+    def on_store(node: Any) -> None:
+        found.update(i for i, p in enumerate(params) if node.buffer.same_as(p))
+
+    tvm_ffi.structural_walk(pf.body, [(tirx.BufferStore, on_store)])
+    return found
+
+
+class OverlapTracer:
+    """The VM instrument of `noalias_overlaps`: a kernel called with an argument whose bytes
+    meet those of an argument it stores into (TVM marks kernel buffers noalias, so LLVM may
+    order their loads and stores as it likes: what the kernel reads is undefined)."""
+
+    def __init__(self, writes: dict[str, set[int]]) -> None:
+        self.writes = writes
+        self.found: dict[str, str] = {}  # kernel -> which arguments met
+
+    def __call__(self, func: Any, symbol: str, before: bool, ret: Any, *args: Any) -> None:
+        symbol = str(symbol)
+        if not before or symbol not in self.writes or symbol in self.found:
+            return
+        spans = [_span(a) for a in args]
+        for j in self.writes[symbol]:
+            for i, s in enumerate(spans):
+                if i != j and j < len(spans) and s and spans[j] and \
+                        s[0] < spans[j][1] and spans[j][0] < s[1]:
+                    self.found[symbol] = f"argument {i} meets argument {j}, which it stores into"
+
+
+def _span(a: Any) -> tuple[int, int] | None:
+    """The bytes a tensor argument occupies, or None for anything else."""
+    if not hasattr(a, "data_ptr") or not hasattr(a, "numel"):
+        return None
+    start = int(a.data_ptr())
+    return start, start + int(a.numel()) * a.dtype.itemsize
+
+
+def noalias_overlaps(mod: Any, spec: dict[str, Any], seed: int) -> dict[str, str]:
+    """The kernels of `mod`'s build that one VM run gives memory overlapping an argument they
+    store into (static memory planning: every run gives the same), with which arguments."""
+    import tvm
+    from tvm import relax, tirx
+
+    writes = {gv.name_hint: stored_params(f) for gv, f in legalized(mod).functions.items()
+              if isinstance(f, tirx.PrimFunc)}
+    with contextlib.redirect_stderr(io.StringIO()):
+        ex = relax.build(mod, "llvm")
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    tracer = OverlapTracer(writes)
+    vm.set_instrument(tracer)
+    inputs = rm.random_inputs(spec, np.random.default_rng(seed))
+    vm["main"](*[tvm.runtime.tensor(x.copy()) for x in inputs])
+    return tracer.found
