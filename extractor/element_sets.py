@@ -69,7 +69,7 @@ def _distinct(a: np.ndarray) -> list[np.generic]:
     return [*bits.view(flat.dtype), *flat[nan][:1]]
 
 
-def _same_values(a: np.ndarray, b: np.ndarray) -> bool:
+def same_values(a: np.ndarray, b: np.ndarray) -> bool:
     """Equal bytes at every element, or NaN in both (-0.0 is not 0.0)."""
     if a.shape != b.shape:
         return False
@@ -129,13 +129,13 @@ def kernel_sets(run: Run, forms: StoreForms, params: list[Param],
         results = [run(_inputs(params, pick, fill)) for fill in ((0, 1) if n == 0 else (0,))]
         for k in list(got):
             out = results[0][k]
-            if len(results) > 1 and not _same_values(out, results[1][k]):
+            if len(results) > 1 and not same_values(out, results[1][k]):
                 del got[k]  # some element is not stored: it holds what was there
                 kept.discard(k)
                 continue
             got[k].update(_key(v) for v in _distinct(out))
             before = params[k]
-            if before.cls is None or not _same_values(
+            if before.cls is None or not same_values(
                     out, np.full(out.shape, pick.get(before.cls, np.nan), out.dtype)):
                 kept.discard(k)
     sets = {k: e for k, keys in got.items()
@@ -158,7 +158,7 @@ def covered(run: Run, params: list[Param], k: int) -> bool:
         given = [a.copy() for a in base]
         given[k][...] = fill
         got.append(run(given)[k])
-    return _same_values(got[0], got[1])
+    return same_values(got[0], got[1])
 
 
 def _needed(i: int, forms: StoreForms) -> bool:

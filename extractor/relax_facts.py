@@ -352,7 +352,10 @@ class _RelaxExtractor:
             self.dataflow_binding = isinstance(b.var, relax.DataflowVar)
             value = self.value(b.value, func, bid, gname)
             for a in self.values.bind(b.var, b.value):
-                f.add("puts_back", value, self.nid(a))
+                f.add("puts_back", value, self.nid(self.same_constant(a), a)
+                      if isinstance(a, tvm.ir.GenericConst) else self.nid(a))
+            for d, x in self.values.same_fills:
+                f.add("fills_same", value, self.nid(d), self.nid(x))
             if b.var in self.vm_views and isinstance(b.value, relax.Call):
                 f.add("vm_view", value)
             if isinstance(b, relax.MatchCast) and not _cast_cannot_fail(b):

@@ -30,9 +30,10 @@ from .element_sets import (
     covered,
     kernel_sets,
     of_array,
+    same_values,
     zero_or_nan,
 )
-from .kernel_access import store_forms
+from .kernel_access import StoreForms, store_forms
 
 Term = tuple[Any, ...]
 # operators whose value on known bytes numpy computes as the legalized kernel does (IEEE,
@@ -90,8 +91,11 @@ class ValueNumbers:
         self.kernel_reads = kernel_reads  # the parameters the kernel loads
         self.terms: dict[Any, Term] = {}
         self.kernels: dict[int, Any] = {}
+        self.forms: dict[int, StoreForms | None] = {}  # store_forms by the kernel's hash
         self.sets: dict[Term, Elements] = {}  # what the elements of a term's value may be
         self.filled: set[Any] = set()  # destinations a lowered kernel call has filled
+        self.holder: dict[Term, Any] = {}  # a fill's term -> the variable first filled with it
+        self.same_fills: list[tuple[Any, Any]] = []  # the last bind's (destination, holder)
 
     def term(self, e: Any) -> Term:
         """The term of an argument: a bound variable's, a constant's bytes, a tuple's fields;
@@ -113,14 +117,15 @@ class ValueNumbers:
             return of_array(a)
         return self.sets.get(t)
 
-    def bind(self, var: relax.Var, value: Any) -> list[relax.Var]:
-        """Give var the term of its value; the arguments of a call that it writes in place
-        with the values they already hold."""
+    def bind(self, var: relax.Var, value: Any) -> list[Any]:
+        """Give var the term of its value; the arguments (variables or constants) of a call
+        that it writes in place with the values they already hold."""
+        self.same_fills = []
         term, put_back = self._value(value)
         self.terms[var] = term
         return put_back
 
-    def _value(self, e: Any) -> tuple[Term, list[relax.Var]]:
+    def _value(self, e: Any) -> tuple[Term, list[Any]]:
         if isinstance(e, (relax.Var, tvm.ir.GenericConst, relax.Tuple)):
             return self.term(e), []
         if isinstance(e, relax.TupleGetItem):
@@ -140,7 +145,7 @@ class ValueNumbers:
                 return ("node", e), self._direct(pf, list(e.args))
         return ("node", e), []
 
-    def _op_call(self, c: relax.Call, name: str) -> tuple[Term, list[relax.Var]]:
+    def _op_call(self, c: relax.Call, name: str) -> tuple[Term, list[Any]]:
         args = list(c.args)
         if name in ("relax.call_tir", "relax.call_tir_inplace") and isinstance(args[0],
                                                                                 tvm.ir.GlobalVar):
@@ -278,11 +283,11 @@ class ValueNumbers:
             elif k in sets:
                 self.sets[outs[i]] = sets[k]
 
-    def _direct(self, pf: tirx.PrimFunc, args: list[Any]) -> list[relax.Var]:
+    def _direct(self, pf: tirx.PrimFunc, args: list[Any]) -> list[Any]:
         """A kernel the lowered program calls itself: the arguments it updates in place with
         the values they hold; each destination it fills first gets the kernel's term."""
         key = int(tvm_ffi.structural_hash(pf))
-        forms = store_forms(pf)
+        forms = self._forms(pf)
         if forms is None or len(args) != len(pf.params):
             return []
         loaded = set().union(*forms.loaded.values()) if forms.loaded else set()
@@ -290,24 +295,59 @@ class ValueNumbers:
         terms: list[Term | None] = [None if k in dests else self.term(a)
                                     for k, a in enumerate(args)]
         sets, kept = self._kernel_elements(pf, terms, sorted(forms.written))
+        kept |= self._direct_kept(pf, terms, [k for k in forms.written if k not in dests],
+                                  loaded)
         inputs = [t for t in terms if t is not None]
         for n, k in enumerate(dests):
             var = args[k]
             if not isinstance(var, relax.Var):
                 continue
             if var in self.filled:  # filled again: what it holds is no term's
+                self.holder = {t: x for t, x in self.holder.items() if x is not var}
                 self.terms[var] = ("node", var, len(self.filled))
                 continue
             self.filled.add(var)
             self.terms[var] = term = ("tir", key, str(getattr(var, "ty", "")), n, *inputs)
+            if self.holder.setdefault(term, var) is not var:
+                self.same_fills.append((var, self.holder[term]))
             if k in sets:
                 self.sets[term] = sets[k]
-        return [args[k] for k in sorted(kept) if isinstance(args[k], relax.Var)]
+        return [args[k] for k in sorted(kept)
+                if isinstance(args[k], (relax.Var, tvm.ir.GenericConst))]
+
+    def _forms(self, pf: tirx.PrimFunc) -> StoreForms | None:
+        """store_forms of a kernel, once per kernel (a model calls each many times)."""
+        key = int(tvm_ffi.structural_hash(pf))
+        if key not in self.forms:
+            self.forms[key] = store_forms(pf)
+        return self.forms[key]
+
+    def _direct_kept(self, pf: tirx.PrimFunc, terms: list[Term | None], updated: list[int],
+                     loaded: set[int]) -> set[int]:
+        """The parameters a lowered kernel updates in place with the bytes they hold, where
+        the bytes of everything it loads and updates are known: the kernel run on them."""
+        arrays = [_array(t) if t is not None else None for t in terms]
+        if not updated or any(arrays[i] is None for i in {*loaded, *updated}):
+            return set()
+        types = [getattr(p, "ty", None) for p in pf.params]
+        if not all(isinstance(t, tirx.BufferType) and all(isinstance(d, tirx.IntImm)
+                                                          for d in t.shape) for t in types):
+            return set()
+        shapes = [tuple(int(d) for d in t.shape) for t in types]
+        if sum(int(np.prod(s)) for s in shapes) > MAX_ELEMENTS:
+            return set()
+        run = self._runner(pf)
+        if run is None:
+            return set()
+        given = [a.reshape(s) if a is not None else np.zeros(s, str(t.dtype))
+                 for a, s, t in zip(arrays, shapes, types, strict=True)]
+        out = run(given)
+        return {k for k in updated if same_values(out[k], given[k])}
 
     def _kernel_elements(self, pf: tirx.PrimFunc, terms: list[Term | None],
                          outputs: list[int]) -> tuple[dict[int, Elements], set[int]]:
         """element_sets.kernel_sets for one call: parameters of equal terms are one class."""
-        forms = store_forms(pf)
+        forms = self._forms(pf)
         if forms is None or len(terms) != len(pf.params):
             return {}, set()
         classes: dict[Term, int] = {}
@@ -360,10 +400,11 @@ class ValueNumbers:
         return run
 
     def _written(self, c: relax.Call, inner: list[Any], inplace: list[int],
-                 outs: list[Term]) -> tuple[Term, list[relax.Var]]:
+                 outs: list[Term]) -> tuple[Term, list[Any]]:
         """A call_tir(_inplace)'s term, and the in-place arguments it puts back."""
         put_back = [inner[k] for k, t in zip(inplace, outs, strict=False)
-                    if 0 <= k < len(inner) and isinstance(inner[k], relax.Var)
+                    if 0 <= k < len(inner) and isinstance(inner[k], (relax.Var,
+                                                                     tvm.ir.GenericConst))
                     and t == self.term(inner[k])]
         return (outs[0] if len(outs) == 1 else ("tuple", *outs)), put_back
 

@@ -145,6 +145,10 @@ SCHEMA: tuple[Relation, ...] = (
     _rel("kernel_unread", "c:Node, a:Node",
          "the PrimFunc called at c (call_tir, call_tir_inplace or directly) never loads "
          "argument a, at any position it is passed: at most it stores into it"),
+    _rel("fills_same", "c:Node, d:Node, x:Node",
+         "the lowered kernel call c fills its destination d with the value variable x holds "
+         "(value numbers: the same kernel on equal arguments filled x); whether x's memory "
+         "still holds it, and where d lies, are the rules' question"),
     _rel("puts_back", "c:Node, a:Node",
          "the call c writes into argument a, in place or as the destination it fills, the "
          "values a holds (value numbers: the same kernel or packed function on equal values, "
