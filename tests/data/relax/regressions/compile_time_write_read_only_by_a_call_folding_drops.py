@@ -4,7 +4,7 @@ fuzzer checks the module given to FoldConstant without what aliaslog's effect-aw
 dead, as the pass leaves it.
 
 Fuzzer counterexample: False alarm (class a) of the Relax fuzzer on variant fold: check
-reported inplace-live, but, but no read in any VM run sees another value than value semantics.
+reported inplace-live, but no read in any VM run sees another value than value semantics.
 
 Hash: c2c3b956a4 (of its SPEC)
 Reproduce: python -m pytest 'tests/relax/test_relax_fuzz.py::test_regression_is_fixed[compile_time_write_read_only_by_a_call_folding_drops]'

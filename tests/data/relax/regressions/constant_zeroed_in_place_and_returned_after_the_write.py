@@ -3,7 +3,7 @@ nothing: LegalizeOps folds x * 0), and only the in-place result, returned after 
 every call, reads it: no read sees the constant's old value.
 
 Fuzzer counterexample: False alarm (class a) of the Relax fuzzer on variant inplace: check
-reported inplace-const, but, but no read in any VM run sees another value than value semantics.
+reported inplace-const, but no read in any VM run sees another value than value semantics.
 
 Hash: 61c2004f6e (of its SPEC)
 Reproduce: python -m pytest 'tests/relax/test_relax_fuzz.py::test_regression_is_fixed[constant_zeroed_in_place_and_returned_after_the_write]'

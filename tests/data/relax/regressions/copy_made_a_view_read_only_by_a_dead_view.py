@@ -3,7 +3,7 @@ passed only to no_grad (itself a view) whose result nobody uses: the VM reads no
 is no stale read.
 
 Fuzzer counterexample: False alarm (class a) of the Relax fuzzer on variant as-written: check
-reported inplace-live, but, but no read in any VM run sees another value than value semantics.
+reported inplace-live, but no read in any VM run sees another value than value semantics.
 
 Hash: 6d95b17a08 (of its SPEC)
 Reproduce: python -m pytest 'tests/relax/test_relax_fuzz.py::test_regression_is_fixed[copy_made_a_view_read_only_by_a_dead_view]'

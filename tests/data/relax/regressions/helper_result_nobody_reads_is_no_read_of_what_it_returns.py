@@ -3,7 +3,7 @@ argument); main never uses the call's result, so returning it reads nothing: the
 is read by no one.
 
 Fuzzer counterexample: False alarm (class a) of the Relax fuzzer on variant as-written: check
-reported inplace-live, but, but no read in any VM run sees another value than value semantics.
+reported inplace-live, but no read in any VM run sees another value than value semantics.
 
 Hash: f1e439616d (of its SPEC)
 Reproduce: python -m pytest 'tests/relax/test_relax_fuzz.py::test_regression_is_fixed[helper_result_nobody_reads_is_no_read_of_what_it_returns]'

@@ -3,7 +3,7 @@ place: it changes no byte, so neither the returned view (inplace-live) nor the k
 memory it writes (write-overlap, lowered) is a hazard.
 
 Fuzzer counterexample: False alarm (class a) of the Relax fuzzer on variant as-written: check
-reported inplace-live, write-overlap, but, but no read in any VM run sees another value than
+reported inplace-live, write-overlap, but no read in any VM run sees another value than
 value semantics.
 
 Hash: 4f964dc3a5 (of its SPEC)

@@ -3,7 +3,7 @@ product to 0, so the kernel never loads x and its use after an in-place write in
 read.
 
 Fuzzer counterexample: False alarm (class a) of the Relax fuzzer on variant as-written: check
-reported inplace-live, but, but no read in any VM run sees another value than value semantics.
+reported inplace-live, but no read in any VM run sees another value than value semantics.
 
 Hash: 04f35ae3ab (of its SPEC)
 Reproduce: python -m pytest 'tests/relax/test_relax_fuzz.py::test_regression_is_fixed[product_with_a_zero_constant_loads_nothing]'

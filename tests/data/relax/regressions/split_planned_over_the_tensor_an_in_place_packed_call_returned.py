@@ -3,7 +3,7 @@ first part at its first byte: the split kernel stores each element of that part 
 changing nothing of the returned tensor (overwrite_ok copy).
 
 Fuzzer counterexample: False alarm (class a) of the Relax fuzzer on variant as-written: check
-reported storage-reuse, but, but no read in any VM run sees another value than value semantics.
+reported storage-reuse, but no read in any VM run sees another value than value semantics.
 
 Hash: c39fae49c8 (of its SPEC)
 Reproduce: python -m pytest 'tests/relax/test_relax_fuzz.py::test_regression_is_fixed[split_planned_over_the_tensor_an_in_place_packed_call_returned]'

@@ -3,7 +3,7 @@ field 0; the first part is written in place afterwards, and only the swapped fie
 returned: it names no written memory.
 
 Fuzzer counterexample: False alarm (class a) of the Relax fuzzer on variant as-written: check
-reported inplace-live, but, but no read in any VM run sees another value than value semantics.
+reported inplace-live, but no read in any VM run sees another value than value semantics.
 
 Hash: 21c115537c (of its SPEC)
 Reproduce: python -m pytest 'tests/relax/test_relax_fuzz.py::test_regression_is_fixed[swap_result_field_is_not_the_part_written]'

@@ -3,7 +3,7 @@ are x - x's) added to itself in place: 0 and NaN stay, so the tuple field naming
 stale read.
 
 Fuzzer counterexample: False alarm (class a) of the Relax fuzzer on variant as-written: check
-reported inplace-live, but, but no read in any VM run sees another value than value semantics.
+reported inplace-live, but no read in any VM run sees another value than value semantics.
 
 Hash: de65b3762c (of its SPEC)
 Reproduce: python -m pytest 'tests/relax/test_relax_fuzz.py::test_regression_is_fixed[transposed_zeros_or_nans_doubled_in_place]'

@@ -3,7 +3,7 @@ other view, returned, still holds its values. At the lowered point the kernel's 
 filled first and its views get its value from there.
 
 Fuzzer counterexample: False alarm (class a) of the Relax fuzzer on variant as-written: check
-reported inplace-live, but, but no read in any VM run sees another value than value semantics.
+reported inplace-live, but no read in any VM run sees another value than value semantics.
 
 Hash: 1c3bec70dc (of its SPEC)
 Reproduce: python -m pytest 'tests/relax/test_relax_fuzz.py::test_regression_is_fixed[whole_views_of_zeros_or_nans_doubled_in_place]'

@@ -2,7 +2,7 @@
 puts back every element, so the tuple still holding it is no stale read.
 
 Fuzzer counterexample: False alarm (class a) of the Relax fuzzer on variant as-written: check
-reported inplace-live, but, but no read in any VM run sees another value than value semantics.
+reported inplace-live, but no read in any VM run sees another value than value semantics.
 
 Hash: 9178227d90 (of its SPEC)
 Reproduce: python -m pytest 'tests/relax/test_relax_fuzz.py::test_regression_is_fixed[zeros_or_nans_doubled_in_place_keep_their_values]'
