@@ -478,6 +478,7 @@ def store_forms(pf: tirx.PrimFunc) -> StoreForms | None:
         hidden = hidden or bool(_loads_in(cond))
 
     stores: list[Any] = []
+    subtracted: dict[int, tuple[int | None, int | None]] = {}  # k -> a, b of `a[i] - b[i]`
     tvm_ffi.structural_walk(pf.body, [(tirx.BufferStore, stores.append),
                                       (tvm.ir.Call, on_call), (tirx.DeclBuffer, on_view),
                                       (s_tir.MatchBufferRegion, on_view),
@@ -499,6 +500,11 @@ def store_forms(pf: tirx.PrimFunc) -> StoreForms | None:
         move = isinstance(st.value, (TensorLoad, tirx.FloatImm))
         flags.setdefault(k, []).append((same, move))
         loaded.setdefault(k, set()).update(p for p in params if p is not None)
+        v = st.value
+        if isinstance(v, tirx.Sub) and all(
+                isinstance(x, TensorLoad) and _same_index(list(x.indices), list(st.indices))
+                for x in (v.a, v.b)):
+            subtracted[k] = (_param_of(v.a.source, buffers), _param_of(v.b.source, buffers))
     single = _stored_once(pf.body)
     once = {k for k, fl in flags.items() if len(fl) == 1
             and any(pf.params[k].same_as(b) for b in single)}
@@ -510,16 +516,9 @@ def store_forms(pf: tirx.PrimFunc) -> StoreForms | None:
             forms[k] = "move"
         else:
             return None
-    differences = {}
-    for st in stores:
-        k = _param_of(st.buffer, buffers)
-        v = st.value
-        if k is not None and len(flags[k]) == 1 and isinstance(v, tirx.Sub) and all(
-                isinstance(x, TensorLoad) and _same_index(list(x.indices), list(st.indices))
-                for x in (v.a, v.b)):
-            a, b = _param_of(v.a.source, buffers), _param_of(v.b.source, buffers)
-            if a is not None and b is not None and a not in forms and b not in forms:
-                differences[k] = (a, b)  # (of what the kernel was given)
+    differences = {k: (a, b) for k, (a, b) in subtracted.items()  # of what it was given
+                   if len(flags[k]) == 1 and a is not None and b is not None
+                   and a not in forms and b not in forms}
     return StoreForms(forms, loaded, once, differences)
 
 
