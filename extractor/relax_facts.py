@@ -299,6 +299,8 @@ class _RelaxExtractor:
             f.add("op_effect", name, effect.kind)
             if effect.signature:
                 f.add("op_sig", name, "signature", -1)
+                for pos in sorted(_result_positions(effect.result)):
+                    f.add("op_sig", name, "result", pos)
                 for item in SIGNATURE_ITEMS:
                     for pos in sorted(getattr(effect, item)):
                         f.add("op_sig", name, item, pos)
@@ -793,3 +795,12 @@ class _RelaxExtractor:
                 self.extent(n, raw[3] if len(raw) > 3 else None, c)
             return
         self.result(c, n, arg_ids, inplace)
+
+
+def _result_positions(shape: Shape | None) -> set[int]:
+    """The argument positions a `result=` shape is built of."""
+    if shape is None:
+        return set()
+    if shape[0] == "arg":
+        return {shape[1]}
+    return set().union(*(_result_positions(sub) for sub in shape[1]))

@@ -117,7 +117,8 @@ SCHEMA: tuple[Relation, ...] = (
     _rel("op_sig", "op:Op, item:symbol, pos:number",
          "op's signature says what it does with argument pos: reads, writes (in place), returns "
          "(its result may be or hold that argument's memory), keeps (after it returns); item "
-         "`signature` with pos -1: op has a signature (and is opaque in nothing else)"),
+         "`signature` with pos -1: op has a signature (and is opaque in nothing else); item "
+         "`result`: its result is exactly made of (fields of) these arguments (result=)"),
     _rel("run_nonce", "token:symbol",
          "a token chosen afresh for each solve (empty in written fact files); the rules echo it "
          "in results_of, so the read-back knows the results are of these facts"),
