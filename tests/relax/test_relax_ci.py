@@ -97,6 +97,50 @@ def test_result_says_exactly_what_a_packed_function_returns(tmp_path) -> None:
             load_effect_table(table)
 
 
+PEEK = """
+@I.ir_module(s_tir=True)
+class Module:
+    @T.prim_func(private=True, s_tir=True)
+    def inc(a: T.Buffer((3,), "float32")):
+        for i in range(3):
+            with T.sblock("inc"):
+                vi = T.axis.remap("S", [i])
+                a[vi] = a[vi] + T.float32(1)
+
+    @R.function
+    def main(x: R.Tensor((3,), "float32")):
+        cls = Module
+        with R.dataflow():
+            t = R.multiply(x, R.const(2.0, "float32"))
+            u = R.call_tir_inplace(cls.inc, (t,), inplace_indices=[0],
+                                   out_ty=R.Tensor((3,), "float32"))
+            p = R.call_pure_packed("mypipe.peek", t, ty_args=R.Tensor((3,), "float32"))
+            R.output(u, p)
+        return RESULT
+"""
+
+
+@pytest.mark.parametrize(("effect", "result", "stale"), [
+    ("result=0", "u", False),  # reads nothing, its result unused
+    ("result=0", "(u, p)", True),  # its result is the clobbered t
+    ("reads=0 result=0", "u", True),
+    ("effects=unknown result=0", "u", True),  # an opaque effect: it may read anything
+])
+def test_a_signature_says_what_a_packed_function_reads(effect: str, result: str,
+                                                       stale: bool) -> None:
+    """`t` is incremented in place, then given to a packed function: a read of the clobbered
+    value only where its signature reads it, or its result (t itself) is read."""
+    from tvm.script import ir as I
+    from tvm.script import relax as R
+    from tvm.script import tirx as T
+
+    mod = tvm.script.from_source(PEEK.replace("RESULT", result),
+                                 extra_vars={"I": I, "R": R, "T": T})
+    found = check_module(mod, ("input",), op_effects={"mypipe.peek": effect},
+                         engine=_embedded()).violations
+    assert ("inplace-live" in {v.kind for v in found}) is stale, found
+
+
 def test_effect_apis_take_a_dict_or_a_path() -> None:
     mod = load_relax_module(KV, "Correct")
     as_dict = check_module(mod, op_effects={"mypipe.kv_append": "reads=0,1 writes=0 returns=0"},
