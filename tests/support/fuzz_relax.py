@@ -149,7 +149,8 @@ def judge(spec: dict[str, Any], variant: str, seed: int,
         return Verdict("unloadable", detail=_first_line(exc))
     phase("pass")
     checked = []  # the modules `check` judges: the one built, and any a pass ran kernels of
-    compile_time = []  # (module given to a pass whose kernels wrote memory, those calls)
+    compile_time = []  # (module given to a pass whose kernels wrote memory, its result,
+    # the variables it folded, those whose calls wrote)
     before_verified = None  # the module VerifiedInplace was given, lifted as relax.build needs
     try:
         for name in VARIANTS[variant]:
@@ -161,15 +162,17 @@ def judge(spec: dict[str, Any], variant: str, seed: int,
             given = mod
             with tvm.target.Target("llvm"), contextlib.redirect_stderr(io.StringIO()):
                 mod = getattr(relax.transform, name)()(mod)
-            writers = _folded_writes(given) if name in COMPILE_TIME else set()
-            if writers or any(not np.array_equal(c.numpy(), v) for c, v in before):
-                compile_time.append((given, writers))  # a kernel the pass ran wrote memory
+            folded, writers = _folded_writes(given) if name in COMPILE_TIME else (set(), set())
+            changed = [(c, v) for c, v in before if not np.array_equal(c.numpy(), v)]
+            if writers or changed:  # a kernel it ran wrote memory: judge what it was given
+                compile_time.append((_as_given(given, changed), mod, folded, writers))
     except Exception as exc:  # noqa: BLE001 - TVM refusing a module is counted, not judged
         if before_verified is not None and mod is before_verified:
             return Verdict("internal", detail=_first_line(exc))  # aliaslog's pass failed
         return Verdict("pass-failed", detail=_first_line(exc))
     try:
-        compile_time = [(_live(given), writers) for given, writers in compile_time]
+        compile_time = [(_live(_ran(given, after, folded)), writers)  # what the pass ran
+                        for given, after, folded, writers in compile_time]
     except Exception as exc:  # noqa: BLE001 - aliaslog's DCE failing is a finding
         return Verdict("internal", detail=_first_line(exc))
     if has_local_function(mod):  # relax.build needs them lifted
@@ -190,6 +193,39 @@ def judge(spec: dict[str, Any], variant: str, seed: int,
     _SEEN[key] = verdict = _judge_modules(Judged(checked, compile_time), spec, seed, phase,
                                           before_verified)
     return verdict
+
+
+def _as_given(mod: Any, changed: list[tuple[Any, np.ndarray]]) -> Any:
+    """mod as a pass was given it: each bound constant a kernel the pass ran wrote (it shares
+    the tensor) holding again the bytes it had then."""
+    import tvm
+    from tvm import relax
+
+    from aliaslog.relax.rebind import rebind
+
+    back = {}
+    for fn in mod.functions.values():
+        if not isinstance(fn, relax.Function):
+            continue
+        for blk in fn.body.blocks:
+            for b in blk.bindings:
+                if isinstance(b.value, tvm.ir.GenericConst):
+                    for tensor, value in changed:
+                        if b.value.value.same_as(tensor):
+                            back[b] = relax.const(value)
+    return rebind(mod, back) if back else mod
+
+
+def _ran(given: Any, after: Any, folded: set[str]) -> Any:
+    """The module given to FoldConstant without the bindings of main the pass neither ran at
+    compile time (folded) nor left in its result: it drops unused ones it deems pure (a
+    `call_inplace_packed` too), so no read of theirs ever happens."""
+    from aliaslog.relax.rebind import rebind
+
+    left = {b.var.name for blk in after["main"].body.blocks for b in blk.bindings}
+    dropped = {b: None for blk in given["main"].body.blocks for b in blk.bindings
+               if b.var.name not in left and b.var.name not in folded}
+    return rebind(given, dropped) if dropped else given
 
 
 def _live(mod: Any) -> Any:
@@ -246,11 +282,11 @@ def _constant_values(mod: Any) -> list[tuple[Any, np.ndarray]]:
     return list(found.values())
 
 
-def _folded_writes(mod: Any) -> set[str]:
-    """The variables of mod's main bound to a call_tir whose arguments are computed from
-    constants alone (FoldConstant runs its kernel at compile time) and whose kernel stores into
-    one of them. FoldConstant folds call_tir alone (fold_constant.cc): a call_tir_inplace
-    stays, and runs on the VM."""
+def _folded_writes(mod: Any) -> tuple[set[str], set[str]]:
+    """The variables of mod's main FoldConstant makes constants (a call_tir whose arguments
+    are computed from constants alone: it runs its kernel at compile time), and those of them
+    whose kernel stores into an argument. FoldConstant folds call_tir alone (fold_constant.cc):
+    a call_tir_inplace stays, and runs on the VM."""
     import tvm
     from tvm import relax
 
@@ -282,7 +318,7 @@ def _folded_writes(mod: Any) -> set[str]:
             folded.add(b.var.name)
             if tir and any(i < len(args) for i in written_params(mod[v.args[0]])[0]):
                 writers.add(b.var.name)
-    return writers
+    return folded, writers
 
 
 def _lifted(mod: Any) -> Any:
@@ -363,10 +399,12 @@ def alarm_class(checked: Judged, spec: dict[str, Any], seed: int, found: list[An
     analysis feared), or when every error is about a write a packed function makes (or a call
     of a function that may make one) and the VM shows the hazard once those functions store
     other values than they do, with the same effects (only the values a packed function
-    computes, which no effect table says, hid it); "u" when every error is a `write-overlap`
-    of a kernel the VM does give memory overlapping an argument it stores into (the finding is
-    true: the kernel's noalias promise is broken, what it reads is undefined, only this build
-    happened to read the values value semantics gives); else "a" (imprecision)."""
+    computes, which no effect table says, hid it; an error elsewhere about memory such a
+    write's error names is about bytes of unknown value too); "u" when every error is a
+    `write-overlap` of a kernel the VM does give memory overlapping an argument it stores into
+    (the finding is true: the kernel's noalias promise is broken, what it reads is undefined,
+    only this build happened to read the values value semantics gives); else "a"
+    (imprecision)."""
     errors = [v for v in found if v.severity == "error"]
     if errors and all(v.kind == "write-overlap" for v in errors):
         met = noalias_overlaps(checked.run[-1], spec, seed)
@@ -377,7 +415,9 @@ def alarm_class(checked: Judged, spec: dict[str, Any], seed: int, found: list[An
         if not any(v.severity == "error" for v in found):
             return "b"
     sites = _packed_write_sites(spec)
-    if not sites or any(v.site is None or v.site.name not in sites for v in errors):
+    written = {v.obj for v in errors if v.site is not None and v.site.name in sites}
+    if not sites or any((v.site is None or v.site.name not in sites)
+                        and v.obj not in written for v in errors):
         return "a"
     with rm.skewed(0.5):
         return "b" if observe(checked.run[-1], spec, seed) is not None else "a"
