@@ -36,6 +36,7 @@ from .kernel_access import (
     read_params,
     written_params,
 )
+from .param_sets import param_sets
 from .relax_pipeline import views_ahead
 from .relax_values import ValueNumbers, zero_product
 
@@ -59,6 +60,8 @@ KILLS = {"relax.memory.kill_tensor": "tensor", "relax.memory.kill_storage": "sto
          "relax.vm.kill_object": "object"}
 # Views whose offset and size are arguments: (data, shape, dtype, relative_byte_offset).
 OFFSET_VIEWS = frozenset({"relax.memory.view", "runtime.TVMTensorCreateView"})
+ZERO_OFFSET = frozenset({"relax.memory.ensure_zero_offset", "vm.builtin.ensure_zero_offset"})
+ALLOC_ALIGNMENT = 64  # tvm::runtime::kAllocAlignment (include/tvm/runtime/device_api.h)
 # Closure calls in their three spellings (before RemovePurityChecking, after it, after
 # LowerRuntimeBuiltin): one signature, so a pass that only lowers one is not a removed call.
 INVOKE_CLOSURE = "invoke_closure"
@@ -219,6 +222,9 @@ class _RelaxExtractor:
                  after: frozenset[str] = frozenset(), vm_views: set[Any] | None = None) -> None:
         self.mod = mod
         self.vm_views = vm_views or set()  # variables relax.build binds to a view (views_ahead)
+        # the DLTensor byte_offset of what a node names, where static: 0 for a tensor the VM
+        # allocates (StaticPlanBlockMemory places it at offset 0), a storage offset, plus views'
+        self.byte_offsets: dict[str, int] = {}
         self.param_modes = param_modes
         self.legalized = "LegalizeOps" in after
         self.rewritten = "CallTIRRewrite" in after
@@ -252,6 +258,14 @@ class _RelaxExtractor:
                                    f"{', '.join('@' + n for n in self.relax_funcs) or 'none'})")
         self.entries = entries
         check_param_modes(mod, param_modes, entries)
+        self.param_sets = param_sets(mod, entries, self.numbers)
+
+    def numbers(self) -> ValueNumbers:
+        """Another walk's value numbers, sharing this one's compiled kernels."""
+        vn = ValueNumbers(self.mod, self.effect, lambda name, pf: self.prim_written(name, pf)[1],
+                          self.prim_read)
+        vn.kernels, vn.forms = self.values.kernels, self.values.forms
+        return vn
 
     # ----------------------------------------------------------------------------- ids
     def nid(self, key: Any, obj: Any = None) -> str:
@@ -316,6 +330,8 @@ class _RelaxExtractor:
         if force:
             self.force_pure.add(fid)
         for i, p in enumerate(fn.params):
+            if p in self.param_sets:
+                self.values.sets[("var", p)] = self.param_sets[p]
             pid = self.nid(p)
             f.add("param", fid, i, pid)
             f.add("node", pid, "var", fid)
@@ -353,11 +369,18 @@ class _RelaxExtractor:
                 f.add("node_loc", v, int(span.line), int(span.column))
             self.dataflow_binding = isinstance(b.var, relax.DataflowVar)
             value = self.value(b.value, func, bid, gname)
+            held = self.nid(b.value) if isinstance(b.value, relax.Var) else value
+            if held in self.byte_offsets:
+                self.byte_offsets[v] = self.byte_offsets[held]
             for a in self.values.bind(b.var, b.value):
                 f.add("puts_back", value, self.nid(self.same_constant(a), a)
                       if isinstance(a, tvm.ir.GenericConst) else self.nid(a))
             for d, x in self.values.same_fills:
                 f.add("fills_same", value, self.nid(d), self.nid(x))
+            for d, x in self.values.agree_fills:
+                f.add("fills_agree", value, self.nid(d), self.nid(x))
+            for a in self.values.refilled:
+                f.add("refills", value, self.nid(a))
             if b.var in self.vm_views and isinstance(b.value, relax.Call):
                 f.add("vm_view", value)
             if isinstance(b, relax.MatchCast) and not _cast_cannot_fail(b):
@@ -623,9 +646,16 @@ class _RelaxExtractor:
             f.add("alloc_site", n, "tensor")
             f.add("in_storage", n, arg_ids[0])
             self.extent(n, c.args[1] if len(c.args) > 1 else None, c)
+            off = _static_int(c.args[1]) if len(c.args) > 1 else None
+            if off is not None:
+                self.byte_offsets[n] = off
             return
         if name in ALLOC_TENSOR:
             f.add("alloc_site", n, "tensor")
+            self.byte_offsets[n] = 0
+            return
+        if name in ZERO_OFFSET and self.copies_to_zero_offset(arg_ids):
+            self.result(c, n)
             return
         if name == RESHAPE and not (self.legalized or self.dataflow_binding):
             self.result(c, n)  # LegalizeOps makes it a copying kernel, left a copy
@@ -634,8 +664,22 @@ class _RelaxExtractor:
             f.add("view_of", n, arg_ids[0], "view op")
             if name in OFFSET_VIEWS:
                 self.extent(n, c.args[3] if len(c.args) > 3 else None, c)
+                self.view_offset(n, arg_ids[0], c.args[3] if len(c.args) > 3 else None)
             return
         self.result(c, n)
+
+    def view_offset(self, n: str, src: str, relative: Any) -> None:
+        """A view's byte_offset: its input's plus the relative offset (Tensor::CreateView)."""
+        rel = 0 if relative is None else _static_int(relative)
+        if rel is not None and src in self.byte_offsets:
+            self.byte_offsets[n] = self.byte_offsets[src] + rel
+
+    def copies_to_zero_offset(self, arg_ids: list[str]) -> bool:
+        """vm.builtin.ensure_zero_offset copies a tensor whose byte_offset is not a multiple
+        of kAllocAlignment (a CPU tensor at offset 0 is returned itself, one at a multiple is
+        a view that moves the data pointer): the input's static byte_offset says which."""
+        off = self.byte_offsets.get(arg_ids[0]) if arg_ids else None
+        return off is not None and off % ALLOC_ALIGNMENT != 0
 
     def extent(self, n: str, offset: Any, c: relax.Call) -> None:
         """The bytes a view or a tensor in a storage covers, when offset and size are static."""
@@ -688,8 +732,12 @@ class _RelaxExtractor:
             self.outputs(n, sources, "in-place output")
         elif sources and sources[0] is not None:
             self.f.add("view_of", n, sources[0], "in-place output")
+            if sources[0] in self.byte_offsets:
+                self.byte_offsets[n] = self.byte_offsets[sources[0]]
         else:
             self.f.add("alloc_site", n, "tensor" if isinstance(ty, relax.TensorType) else "value")
+            if isinstance(ty, relax.TensorType):
+                self.byte_offsets[n] = 0
 
     def prim_written(self, name: str, pf: tirx.PrimFunc) -> tuple[list[int], bool]:
         if name not in self.prim_writes:
@@ -788,13 +836,19 @@ class _RelaxExtractor:
         if effect.result is not None and not inplace:
             self.shaped(n, effect.result, arg_ids, name)
             return
+        if name in ZERO_OFFSET and not inplace and self.copies_to_zero_offset(arg_ids):
+            self.result(c, n)
+            return
         if effect.kind == "view" and arg_ids and not inplace:
             self.f.add("view_of", n, arg_ids[0], f"{name} returns a view")
             if name in OFFSET_VIEWS:  # call_pure_packed(f, args...) or a call of f(args...)
                 raw = list(c.args[1:]) if isinstance(c.op, tvm.ir.Op) else list(c.args)
                 self.extent(n, raw[3] if len(raw) > 3 else None, c)
+                self.view_offset(n, arg_ids[0], raw[3] if len(raw) > 3 else None)
             return
         self.result(c, n, arg_ids, inplace)
+        if not inplace:  # a tensor the function made: at whatever offset it chose
+            self.byte_offsets.pop(n, None)
 
 
 def _result_positions(shape: Shape | None) -> set[int]:

@@ -46,6 +46,12 @@ MAX_ELEMENTS = 1 << 16
 MOVES = frozenset({"relax.reshape", "relax.flatten", "relax.permute_dims", "relax.squeeze",
                    "relax.expand_dims", "relax.broadcast_to", "relax.strided_slice",
                    "relax.split", "relax.memory.view", "relax.grad.no_grad"})
+ALLOCATIONS = frozenset({"relax.builtin.alloc_tensor", "relax.memory.alloc_tensor",
+                         "relax.vm.alloc_tensor"})
+# operators that keep their input's elements in row-major order, converting each to the
+# output dtype: to the input's own shape and dtype, the value is the input's
+SAME_IF_SAME_TYPE = frozenset({"relax.astype", "relax.reshape", "relax.flatten",
+                               "relax.squeeze", "relax.expand_dims"})
 
 
 def _data(a: np.ndarray) -> Term:
@@ -96,6 +102,11 @@ class ValueNumbers:
         self.filled: set[Any] = set()  # destinations a lowered kernel call has filled
         self.holder: dict[Term, Any] = {}  # a fill's term -> the variable first filled with it
         self.same_fills: list[tuple[Any, Any]] = []  # the last bind's (destination, holder)
+        # the last bind's (destination, x): known bytes equal to x's wherever they meet
+        self.agree_fills: list[tuple[Any, Any]] = []
+        self.placed: dict[Any, tuple[Any, int]] = {}  # alloc_tensor: (storage, byte offset)
+        self.allocated: set[Any] = set()  # variables bound to a fresh allocation
+        self.refilled: list[Any] = []  # the last bind's arguments that held a value, filled
 
     def term(self, e: Any) -> Term:
         """The term of an argument: a bound variable's, a constant's bytes, a tuple's fields;
@@ -120,7 +131,8 @@ class ValueNumbers:
     def bind(self, var: relax.Var, value: Any) -> list[Any]:
         """Give var the term of its value; the arguments (variables or constants) of a call
         that it writes in place with the values they already hold."""
-        self.same_fills = []
+        self.same_fills, self.agree_fills, self.refilled = [], [], []
+        self._place(var, value)
         term, put_back = self._value(value)
         self.terms[var] = term
         return put_back
@@ -139,6 +151,10 @@ class ValueNumbers:
             return field_t, []
         if isinstance(e, relax.Call) and isinstance(e.op, tvm.ir.Op):
             return self._op_call(e, str(e.op.name))
+        if isinstance(e, relax.Call) and isinstance(e.op, relax.ExternFunc) and e.args and \
+                self.effect(str(e.op.global_symbol)).kind == "view" and \
+                _same_type(e.args[0], e):
+            return self.term(e.args[0]), []  # (call_packed after RemovePurityChecking)
         if isinstance(e, relax.Call) and isinstance(e.op, tvm.ir.GlobalVar):
             pf = self.mod[e.op] if e.op in self.mod.functions else None
             if isinstance(pf, tirx.PrimFunc) and not self.opaque_kernel(e.op.name_hint, pf):
@@ -155,9 +171,11 @@ class ValueNumbers:
                 else []
             kname = str(args[0].name_hint)
             if isinstance(pf, tirx.PrimFunc) and not self.opaque_kernel(kname, pf):
-                outs = self._kernel(c, pf, inner, self.kernel_reads(kname, pf))
+                outs, kept = self._kernel(c, pf, inner, self.kernel_reads(kname, pf))
                 self._call_tir_elements(pf, inner, inplace, outs)
-                return self._written(c, inner, inplace, outs)
+                term, put_back = self._written(c, inner, inplace, outs)
+                return term, put_back + [inner[k] for k in sorted(kept) if k not in inplace
+                                         and isinstance(inner[k], (relax.Var, tvm.ir.GenericConst))]
         if name == "relax.call_dps_packed" and isinstance(args[0], relax.ExternFunc):
             fn = str(args[0].global_symbol)
             inner = list(args[1].fields) if isinstance(args[1], relax.Tuple) else [args[1]]
@@ -165,11 +183,16 @@ class ValueNumbers:
                 return ("fill", fn, *(self.term(a) for a in inner)), []
         if name == "relax.call_pure_packed" and isinstance(args[0], relax.ExternFunc):
             fn = str(args[0].global_symbol)
+            if self.effect(fn).kind == "view" and len(args) > 1 and _same_type(args[1], c):
+                # a view of all its argument's bytes, as they are: the argument's value
+                return self.term(args[1]), []
             out = args[-1]
             if self.effect(fn).kind == "writes" and len(args) > 2 and isinstance(out, relax.Var):
                 # it fills its last argument from the others; what it returns is its own
                 filled = ("fill", fn, *(self.term(a) for a in args[1:-1]))
                 return ("node", c), [out] if filled == self.term(out) else []
+        if name in SAME_IF_SAME_TYPE and args and _same_type(args[0], c):
+            return self.term(args[0]), []  # to its own shape and dtype: the same value
         op = c.op
         if not op.get_attr("FPurity") or (name.startswith((
                 "relax.call_", "relax.memory.", "relax.builtin.", "relax.vm."))
@@ -221,10 +244,11 @@ class ValueNumbers:
         return _data(got.astype(out[0])) if got.shape == out[1] else None
 
     def _kernel(self, c: relax.Call, pf: tirx.PrimFunc, inner: list[Any],
-                reads: set[int]) -> list[Term]:
+                reads: set[int]) -> tuple[list[Term], set[int]]:
         """The terms of a call_tir(_inplace)'s outputs: its bytes when the bytes of every
         argument it loads are known (the kernel run here), else the kernel applied to the
-        arguments' terms."""
+        arguments' terms; and the arguments of known bytes it stores into (not as an output:
+        a kernel that also writes its input) that keep every byte."""
         ty = getattr(c, "ty", None)
         fields = list(ty.fields) if isinstance(ty, tvm.ir.TupleType) else [ty]
         terms = [self.term(a) for a in inner]
@@ -232,10 +256,10 @@ class ValueNumbers:
         run = self._run(key, pf, terms, fields, c, reads)
         if run is not None:
             return run
-        return [("tir", key, str(f), i, *terms) for i, f in enumerate(fields)]
+        return [("tir", key, str(f), i, *terms) for i, f in enumerate(fields)], set()
 
     def _run(self, key: int, pf: tirx.PrimFunc, terms: list[Term], fields: list[Any],
-             c: relax.Call, reads: set[int]) -> list[Term] | None:
+             c: relax.Call, reads: set[int]) -> tuple[list[Term], set[int]] | None:
         outs = [_tensor_type(f) for f in fields]
         if any(o is None for o in outs):
             return None
@@ -263,7 +287,11 @@ class ValueNumbers:
             return None
         made_iter = iter(made)
         got = [given[k] if k >= 0 else next(made_iter) for k in inplace[:len(outs)]]
-        return [_data(t.numpy()) for t in got]
+        forms = self._forms(pf)
+        stored = set(forms.written) if forms is not None else set()
+        kept = {i for i, (t, g) in enumerate(zip(terms, given, strict=False))
+                if i in stored and (a := _array(t)) is not None and same_values(g.numpy(), a)}
+        return [_data(t.numpy()) for t in got], kept
 
     def _call_tir_elements(self, pf: tirx.PrimFunc, inner: list[Any], inplace: list[int],
                            outs: list[Term]) -> None:
@@ -295,25 +323,80 @@ class ValueNumbers:
         terms: list[Term | None] = [None if k in dests else self.term(a)
                                     for k, a in enumerate(args)]
         sets, kept = self._kernel_elements(pf, terms, sorted(forms.written))
-        kept |= self._direct_kept(pf, terms, [k for k in forms.written if k not in dests],
-                                  loaded)
+        run_kept, known = self._direct_run(pf, terms, [k for k in forms.written
+                                                       if k not in dests], dests, loaded)
+        kept |= run_kept
         inputs = [t for t in terms if t is not None]
         for n, k in enumerate(dests):
             var = args[k]
             if not isinstance(var, relax.Var):
                 continue
+            if var not in self.allocated and var not in self.filled and self._covers(pf, k):
+                self.refilled.append(var)  # (a lowered call_tir_inplace that loads nothing)
             if var in self.filled:  # filled again: what it holds is no term's
-                self.holder = {t: x for t, x in self.holder.items() if x is not var}
+                self.holder = {t: x for t, x in self.holder.items() if not x.same_as(var)}
                 self.terms[var] = ("node", var, len(self.filled))
                 continue
             self.filled.add(var)
-            self.terms[var] = term = ("tir", key, str(getattr(var, "ty", "")), n, *inputs)
-            if self.holder.setdefault(term, var) is not var:
+            self.terms[var] = term = known.get(k) or ("tir", key, str(getattr(var, "ty", "")),
+                                                      n, *inputs)
+            if not self.holder.setdefault(term, var).same_as(var):
                 self.same_fills.append((var, self.holder[term]))
+            if k in known:
+                self.agree_fills += [(var, x) for x in self._agreeing(var, known[k])]
             if k in sets:
                 self.sets[term] = sets[k]
         return [args[k] for k in sorted(kept)
                 if isinstance(args[k], (relax.Var, tvm.ir.GenericConst))]
+
+    def _covers(self, pf: tirx.PrimFunc, k: int) -> bool:
+        """The kernel stores every element of parameter k, which it does not load: where it
+        stores does not depend on loaded values (store_forms), so one run on zeros, with k
+        holding 0 and then 1 before, says."""
+        types = [getattr(p, "ty", None) for p in pf.params]
+        if self._forms(pf) is None or not all(
+                isinstance(t, tirx.BufferType) and all(isinstance(d, tirx.IntImm)
+                                                       for d in t.shape) for t in types):
+            return False
+        shapes = [tuple(int(d) for d in t.shape) for t in types]
+        run = self._runner(pf)
+        if run is None or sum(int(np.prod(s)) for s in shapes) > MAX_ELEMENTS:
+            return False
+        outs = [run([np.full(s, fill if i == k else 0, str(t.dtype))
+                     for i, (s, t) in enumerate(zip(shapes, types, strict=True))])[k]
+                for fill in (0, 1)]
+        return same_values(outs[0], outs[1])
+
+    def _place(self, var: relax.Var, value: Any) -> None:
+        """Where an alloc_tensor at a static offset puts var: its storage and offset; which
+        variables a fresh allocation binds."""
+        if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and \
+                str(value.op.name) in ALLOCATIONS:
+            self.allocated.add(var)
+        if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and \
+                str(value.op.name) in ("relax.memory.alloc_tensor", "relax.vm.alloc_tensor") \
+                and isinstance(value.args[0], relax.Var):
+            off = value.args[1]
+            off = off if isinstance(off, tirx.IntImm) else getattr(off, "value", None)
+            if isinstance(off, tirx.IntImm):
+                self.placed[var] = (value.args[0], int(off))
+
+    def _agreeing(self, var: relax.Var, term: Term) -> list[Any]:
+        """The variables of known bytes in var's storage whose bytes the ones var is filled
+        with equal wherever the two meet (all zeros over zeros, at any offset)."""
+        if var not in self.placed:
+            return []
+        storage, at = self.placed[var]
+        data = term[3]
+        found = []
+        for x, (s, off) in self.placed.items():
+            other = self.terms.get(x)
+            if x.same_as(var) or not s.same_as(storage) or other is None or other[0] != "data":
+                continue
+            lo, hi = max(at, off), min(at + len(data), off + len(other[3]))
+            if lo < hi and data[lo - at:hi - at] == other[3][lo - off:hi - off]:
+                found.append(x)
+        return found
 
     def _forms(self, pf: tirx.PrimFunc) -> StoreForms | None:
         """store_forms of a kernel, once per kernel (a model calls each many times)."""
@@ -322,27 +405,32 @@ class ValueNumbers:
             self.forms[key] = store_forms(pf)
         return self.forms[key]
 
-    def _direct_kept(self, pf: tirx.PrimFunc, terms: list[Term | None], updated: list[int],
-                     loaded: set[int]) -> set[int]:
-        """The parameters a lowered kernel updates in place with the bytes they hold, where
-        the bytes of everything it loads and updates are known: the kernel run on them."""
+    def _direct_run(self, pf: tirx.PrimFunc, terms: list[Term | None], updated: list[int],
+                    dests: list[int], loaded: set[int]) -> tuple[set[int], dict[int, Term]]:
+        """A lowered kernel whose loaded and updated arguments' bytes are known, run on them:
+        the parameters it updates in place with the bytes they hold, and the bytes of each
+        destination it fills in full (the same whatever the destination held before)."""
         arrays = [_array(t) if t is not None else None for t in terms]
-        if not updated or any(arrays[i] is None for i in {*loaded, *updated}):
-            return set()
+        if not (updated or dests) or any(arrays[i] is None for i in {*loaded, *updated}):
+            return set(), {}
         types = [getattr(p, "ty", None) for p in pf.params]
         if not all(isinstance(t, tirx.BufferType) and all(isinstance(d, tirx.IntImm)
                                                           for d in t.shape) for t in types):
-            return set()
+            return set(), {}
         shapes = [tuple(int(d) for d in t.shape) for t in types]
-        if sum(int(np.prod(s)) for s in shapes) > MAX_ELEMENTS:
-            return set()
+        if sum(int(np.prod(s)) for s in shapes) > MAX_ELEMENTS or any(
+                a is not None and a.size != int(np.prod(s)) for a, s in zip(arrays, shapes,
+                                                                            strict=True)):
+            return set(), {}
         run = self._runner(pf)
         if run is None:
-            return set()
-        given = [a.reshape(s) if a is not None else np.zeros(s, str(t.dtype))
-                 for a, s, t in zip(arrays, shapes, types, strict=True)]
-        out = run(given)
-        return {k for k in updated if same_values(out[k], given[k])}
+            return set(), {}
+        given = [[a.reshape(s) if a is not None else np.full(s, fill, str(t.dtype))
+                  for a, s, t in zip(arrays, shapes, types, strict=True)] for fill in (0, 1)]
+        outs = [run(g) for g in given]
+        kept = {k for k in updated if same_values(outs[0][k], given[0][k])}
+        return kept, {k: _data(outs[0][k]) for k in dests
+                      if same_values(outs[0][k], outs[1][k])}
 
     def _kernel_elements(self, pf: tirx.PrimFunc, terms: list[Term | None],
                          outputs: list[int]) -> tuple[dict[int, Elements], set[int]]:
@@ -407,6 +495,12 @@ class ValueNumbers:
                                                                      tvm.ir.GenericConst))
                     and t == self.term(inner[k])]
         return (outs[0] if len(outs) == 1 else ("tuple", *outs)), put_back
+
+
+def _same_type(a: Any, b: Any) -> bool:
+    """Both are tensors of one static shape and dtype."""
+    t = _tensor_type(getattr(a, "ty", None))
+    return t is not None and t == _tensor_type(getattr(b, "ty", None))
 
 
 def _view_within(c: relax.Call, dtype: str) -> bool:

@@ -150,6 +150,15 @@ SCHEMA: tuple[Relation, ...] = (
          "the lowered kernel call c fills its destination d with the value variable x holds "
          "(value numbers: the same kernel on equal arguments filled x); whether x's memory "
          "still holds it, and where d lies, are the rules' question"),
+    _rel("fills_agree", "c:Node, d:Node, x:Node",
+         "the lowered kernel call c fills its destination d, allocated in the storage of "
+         "variable x at static offsets, with bytes known at compile time that equal the bytes "
+         "x holds wherever the two meet; whether x's memory still holds them is the rules' "
+         "question"),
+    _rel("refills", "c:Node, a:Node",
+         "the lowered kernel call c stores every element of argument a, which it never loads "
+         "and which held a value before (no fresh allocation): after c, a names what c "
+         "stored"),
     _rel("puts_back", "c:Node, a:Node",
          "the call c writes into argument a, in place or as the destination it fills, the "
          "values a holds (value numbers: the same kernel or packed function on equal values, "

@@ -125,12 +125,13 @@ def test_a_plain_copy_in_a_dataflow_block_is_a_copy_as_written():
 @pytest.mark.parametrize("module", ["BeforeAstype", "BeforeConcat", "BeforeMultiplyOne"])
 def test_each_point_tells_the_truth_about_its_own_ir(module):
     """Issue 15 item 2: correct as written, so nothing at `input`; the view RewriteDataflowReshape
-    makes is reported at `legalized`, where it exists."""
+    makes is reported at `legalized`, where it exists, and at `lowered`, where the kernel fills
+    that view of `alloc` in place and a later kernel reads `alloc`."""
     mod = load_relax_module(CASE06, module)
     assert check_module(mod, ("input",), engine=EMBEDDED).violations == []
     found = check_module(mod, engine=EMBEDDED).violations
     assert [(v.kind, v.point, v.var.name if v.var else None) for v in found] == [
-        ("inplace-live", "legalized", "a")]
+        ("inplace-live", "legalized", "a"), ("inplace-live", "lowered", "alloc")]
 
 
 def test_sort_family_legalizations_write_only_their_outputs():

@@ -227,6 +227,7 @@ def _check_body(stmts: list[dict[str, Any]], env: dict[str, Type], sigs: dict[st
     """Type the statements into env; an allocated tensor is used only after the kernel call
     that writes it (once), so every value a lowered function reads has been given one."""
     unwritten: set[str] = set()
+    views: set[str] = set()  # a kernel may also fill a view of a tensor (its bytes, not a copy)
     for s in stmts:
         if s["var"] in env:
             raise SpecError(f"{where}: {s['var']} is defined twice")
@@ -238,12 +239,15 @@ def _check_body(stmts: list[dict[str, Any]], env: dict[str, Type], sigs: dict[st
         if unwritten & set(reads):
             raise SpecError(f"{where}: {s['var']} reads a tensor before it is written")
         if s["op"] == "dps":
-            if s["args"][-1] not in unwritten:
-                raise SpecError(f"{where}: {s['var']} writes a tensor that is not fresh")
+            if s["args"][-1] not in unwritten | views:
+                raise SpecError(f"{where}: {s['var']} writes a tensor that is neither fresh "
+                                "nor a view")
             unwritten.discard(s["args"][-1])
         env[s["var"]] = stmt_type(s["op"], args, s.get("attr", {}), sigs)
         if s["op"] == "alloc":
             unwritten.add(s["var"])
+        if s["op"] in ("view_off", "zero_off") and not unwritten & set(s["args"]):
+            views.add(s["var"])
 
 
 def signatures(spec: dict[str, Any]) -> dict[str, Sig]:
@@ -706,6 +710,7 @@ class Generator:
         r = self.rng
         storages = []
         pending: list[str] = []
+        filled: list[str] = []  # tensors a kernel call has filled
         for _ in range(n):
             if not storages or r.random() < 0.1:
                 storages.append(self.emit("storage", [], size=r.choice([48, 72, 96])))
@@ -723,20 +728,33 @@ class Generator:
                 off = r.choice(aligned if aligned and r.random() < 0.5 else steps)
                 t = self.emit("alloc", [s], offset=off, shape=list(shape))
                 pending.append(t)
-            elif choice < 0.75 and pending:
-                self.dps(pending.pop(r.randrange(len(pending))))
+            elif choice < 0.72 and pending:
+                filled.append(self.dps(pending.pop(r.randrange(len(pending)))))
+            elif choice < 0.8 and filled:
+                # a kernel fills a view of a tensor filled before (at an offset, or what
+                # ensure_zero_offset returns: the same bytes, or a copy): the older name's
+                # bytes change under it
+                t = r.choice(filled)
+                v = self.view_off(t) if r.random() < 0.6 else t
+                if v == t or r.random() < 0.4:
+                    v = self.emit("zero_off", [v])
+                self.sc.unwritten.add(v)  # (what the kernel reads is another tensor)
+                self.dps(v)
+                if r.random() < 0.8:
+                    self.read(t)
             else:
                 self.step(body=True)
         for t in pending:
             self.dps(t)
 
-    def dps(self, out: str) -> None:
+    def dps(self, out: str) -> str:
         kernel = self.rng.choice(DPS_KERNELS)
         ty = self.env[out]
         ins = [self.value(ty, clean=False) for _ in range(2 if kernel == "sum2" else 1)]
         if kernel == "dirty":  # it writes its input too
             ins[0] = self.target(ty) or ins[0]
         self.emit("dps", [*ins, out], kernel=kernel)
+        return out
 
 
 def generate(seed: int, max_stmts: int = 12) -> dict[str, Any]:
