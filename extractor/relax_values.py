@@ -275,23 +275,20 @@ class ValueNumbers:
             return None
         if sum(int(np.prod(o[1])) for o in fresh) + sum(a.size for a in arrays) > MAX_ELEMENTS:
             return None
-        try:
-            if key not in self.kernels:
-                self.kernels[key] = tvm.compile(
-                    tvm.IRModule({"main": pf.with_attr("global_symbol", "main")}), target="llvm")
-            dev = tvm.cpu()
-            given = [tvm.runtime.tensor(a.copy(), dev) for a in arrays]
-            made = [tvm.runtime.tensor(np.zeros(o[1], o[0]), dev) for o in fresh]
-            self.kernels[key]["main"](*given, *made)
-        except Exception:  # a kernel this target cannot build: its term stays symbolic
+        run = self._runner(pf)
+        if run is None:
             return None
-        made_iter = iter(made)
-        got = [given[k] if k >= 0 else next(made_iter) for k in inplace[:len(outs)]]
+        try:
+            after = run([*arrays, *(np.zeros(o[1], o[0]) for o in fresh)])
+        except Exception:  # a kernel this target cannot run on them: its term stays symbolic
+            return None
+        made_iter = iter(after[len(arrays):])
+        got = [after[k] if k >= 0 else next(made_iter) for k in inplace[:len(outs)]]
         forms = self._forms(pf)
         stored = set(forms.written) if forms is not None else set()
-        kept = {i for i, (t, g) in enumerate(zip(terms, given, strict=False))
-                if i in stored and (a := _array(t)) is not None and same_values(g.numpy(), a)}
-        return [_data(t.numpy()) for t in got], kept
+        kept = {i for i, t in enumerate(terms) if i in stored and (a := _array(t)) is not None
+                and same_values(after[i], a)}
+        return [_data(t) for t in got], kept
 
     def _call_tir_elements(self, pf: tirx.PrimFunc, inner: list[Any], inplace: list[int],
                            outs: list[Term]) -> None:
@@ -353,17 +350,14 @@ class ValueNumbers:
         """The kernel stores every element of parameter k, which it does not load: where it
         stores does not depend on loaded values (store_forms), so one run on zeros, with k
         holding 0 and then 1 before, says."""
-        types = [getattr(p, "ty", None) for p in pf.params]
-        if self._forms(pf) is None or not all(
-                isinstance(t, tirx.BufferType) and all(isinstance(d, tirx.IntImm)
-                                                       for d in t.shape) for t in types):
+        types = _param_types(pf)
+        if self._forms(pf) is None or types is None or \
+                sum(int(np.prod(s)) for _, s in types) > MAX_ELEMENTS:
             return False
-        shapes = [tuple(int(d) for d in t.shape) for t in types]
         run = self._runner(pf)
-        if run is None or sum(int(np.prod(s)) for s in shapes) > MAX_ELEMENTS:
+        if run is None:
             return False
-        outs = [run([np.full(s, fill if i == k else 0, str(t.dtype))
-                     for i, (s, t) in enumerate(zip(shapes, types, strict=True))])[k]
+        outs = [run([np.full(s, fill if i == k else 0, d) for i, (d, s) in enumerate(types)])[k]
                 for fill in (0, 1)]
         return same_values(outs[0], outs[1])
 
@@ -413,20 +407,16 @@ class ValueNumbers:
         arrays = [_array(t) if t is not None else None for t in terms]
         if not (updated or dests) or any(arrays[i] is None for i in {*loaded, *updated}):
             return set(), {}
-        types = [getattr(p, "ty", None) for p in pf.params]
-        if not all(isinstance(t, tirx.BufferType) and all(isinstance(d, tirx.IntImm)
-                                                          for d in t.shape) for t in types):
-            return set(), {}
-        shapes = [tuple(int(d) for d in t.shape) for t in types]
-        if sum(int(np.prod(s)) for s in shapes) > MAX_ELEMENTS or any(
-                a is not None and a.size != int(np.prod(s)) for a, s in zip(arrays, shapes,
-                                                                            strict=True)):
+        types = _param_types(pf)
+        if types is None or sum(int(np.prod(s)) for _, s in types) > MAX_ELEMENTS or any(
+                a is not None and a.size != int(np.prod(s))
+                for a, (_, s) in zip(arrays, types, strict=True)):
             return set(), {}
         run = self._runner(pf)
         if run is None:
             return set(), {}
-        given = [[a.reshape(s) if a is not None else np.full(s, fill, str(t.dtype))
-                  for a, s, t in zip(arrays, shapes, types, strict=True)] for fill in (0, 1)]
+        given = [[a.reshape(s) if a is not None else np.full(s, fill, d)
+                  for a, (d, s) in zip(arrays, types, strict=True)] for fill in (0, 1)]
         outs = [run(g) for g in given]
         kept = {k for k in updated if same_values(outs[0][k], given[0][k])}
         return kept, {k: _data(outs[0][k]) for k in dests
@@ -438,18 +428,16 @@ class ValueNumbers:
         forms = self._forms(pf)
         if forms is None or len(terms) != len(pf.params):
             return {}, set()
+        types = _param_types(pf)
+        if types is None:
+            return {}, set()
         classes: dict[Term, int] = {}
         params = []
-        for p, t in zip(pf.params, terms, strict=True):
-            ty = getattr(p, "ty", None)
-            if not isinstance(ty, tirx.BufferType) or not all(
-                    isinstance(d, tirx.IntImm) for d in ty.shape):
-                return {}, set()
-            shape = tuple(int(d) for d in ty.shape)
+        for (dtype, shape), t in zip(types, terms, strict=True):
             data = _array(t) if t is not None else None
             if data is not None and data.size != int(np.prod(shape)):
                 return {}, set()
-            params.append(Param(str(ty.dtype), shape,
+            params.append(Param(dtype, shape,
                                 classes.setdefault(t, len(classes)) if t is not None else None,
                                 self.elements(t) if t is not None else None, data))
         # `x - x` of equal values: 0 or NaN
@@ -495,6 +483,19 @@ class ValueNumbers:
                                                                      tvm.ir.GenericConst))
                     and t == self.term(inner[k])]
         return (outs[0] if len(outs) == 1 else ("tuple", *outs)), put_back
+
+
+def _param_types(pf: tirx.PrimFunc) -> list[tuple[str, tuple[int, ...]]] | None:
+    """(dtype, static shape) of every parameter of a kernel, or None when one is no buffer of
+    a static shape: what running it on numpy arrays needs."""
+    out = []
+    for p in pf.params:
+        ty = getattr(p, "ty", None)
+        if not isinstance(ty, tirx.BufferType) or not all(isinstance(d, tirx.IntImm)
+                                                          for d in ty.shape):
+            return None
+        out.append((str(ty.dtype), tuple(int(d) for d in ty.shape)))
+    return out
 
 
 def _same_type(a: Any, b: Any) -> bool:
