@@ -42,6 +42,21 @@ def test_generated_modules_have_no_missed_hazard():
     assert {"caught", "clean"} <= statuses  # the oracle sees hazards, and their absence
 
 
+def test_a_stopped_campaign_resumes_from_its_verdict_log(tmp_path: Path):
+    """Verdicts are logged as they come; a run with the same log judges only what is missing
+    and returns every row, the logged verdicts as they were."""
+    log = tmp_path / "verdicts.jsonl"
+    first = _run_jobs([0], ["as-written"], jobs=1, log=log)
+    logged = log.read_text().splitlines()
+    assert len(logged) == 1
+    log.write_text(logged[0] + "\n" + '{"seed": 1, "stm')  # a torn last line: dropped
+    rows = _run_jobs([0, 1], ["as-written"], jobs=1, log=log)
+    assert [r["seed"] for r in rows] == [0, 1]
+    assert rows[0]["variants"] == first[0]["variants"]
+    assert rows[1]["variants"]["as-written"]["status"] not in FAILURES
+    assert len(log.read_text().splitlines()) == 2  # the torn line cut, one new verdict
+
+
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
 def test_regression_is_fixed(path: Path):
     """A missed hazard is still a hazard on the VM and is now caught; a false alarm is now

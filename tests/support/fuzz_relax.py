@@ -663,16 +663,52 @@ CRASH = {"check": "internal", "pass": "tvm-crashed", "vm": "tvm-crashed"}
 TASK_SECONDS = 600  # a worker silent this long is killed (one variant takes seconds)
 
 
-def _run_jobs(seeds: list[int], variants: list[str], jobs: int,
+def _load_log(log: Path) -> dict[int, dict[str, Any]]:
+    """The rows a stopped campaign's verdict log holds; a torn last line (the campaign was
+    stopped while writing it) is cut off, so the verdicts appended next start a line."""
+    text = log.read_text()
+    if not text.endswith("\n"):
+        text = text[:text.rfind("\n") + 1]
+        log.write_text(text)
+    rows: dict[int, dict[str, Any]] = {}
+    for line in text.splitlines():
+        msg = json.loads(line)
+        row = rows.setdefault(msg["seed"], {"seed": msg["seed"], "stmts": msg["stmts"],
+                                            "features": msg["features"], "variants": {}})
+        row["variants"][msg["variant"]] = msg["verdict"]
+    return rows
+
+
+def _run_jobs(seeds: list[int], variants: list[str], jobs: int, log: Path | None = None,
               chunk: int = 40) -> list[dict[str, Any]]:
     """Rows for every seed from `jobs` worker processes, each given `chunk` tasks at a time;
-    a variant that kills its worker is recorded as crashed and the rest of its chunk requeued."""
-    rows: dict[int, dict[str, Any]] = {}
-    queue = [(s, v) for s in seeds for v in variants]
+    a variant that kills its worker is recorded as crashed and the rest of its chunk requeued.
+    Each verdict is appended to `log` as it comes, and the verdicts already there are kept and
+    not judged again, so a stopped campaign resumes where it stopped."""
+    rows = _load_log(log) if log is not None and log.exists() else {}
+    wanted_seeds = set(seeds)
+    rows = {s: r for s, r in rows.items() if s in wanted_seeds}
+    queue = [(s, v) for s in seeds for v in variants
+             if v not in rows.get(s, {}).get("variants", {})]
+    total = len(queue)
     queue = [queue[i:i + chunk] for i in range(0, len(queue), chunk)]
     running: dict[Any, tuple[subprocess.Popen[str], set[tuple[int, str]], list]] = {}
     sel = selectors.DefaultSelector()
     done = 0
+    sink = log.open("a") if log is not None else None
+
+    def record(seed: int, variant: str, verdict: dict[str, Any]) -> None:
+        nonlocal done
+        row = rows[seed]
+        row["variants"][variant] = verdict
+        if sink is not None:
+            sink.write(json.dumps({"seed": seed, "stmts": row["stmts"],
+                                   "features": row["features"], "variant": variant,
+                                   "verdict": verdict}) + "\n")
+            sink.flush()
+        done += 1
+        if done % 200 == 0:
+            print(f"[{done}/{total}]", file=sys.stderr)
 
     def start(tasks: list[tuple[int, str]]) -> None:
         proc = subprocess.Popen(
@@ -699,15 +735,13 @@ def _run_jobs(seeds: list[int], variants: list[str], jobs: int,
                 msg = json.loads(line)
                 if "features" in msg:
                     rows.setdefault(msg["seed"], {**msg, "variants": {}})
+                    rows[msg["seed"]].update(stmts=msg["stmts"], features=msg["features"])
                 elif "phase" in msg:
                     last[0] = (msg["seed"], msg["variant"], msg["phase"])
                 else:
-                    rows[msg["seed"]]["variants"][msg["variant"]] = msg["verdict"]
+                    record(msg["seed"], msg["variant"], msg["verdict"])
                     wanted.discard((msg["seed"], msg["variant"]))
                     last[0] = None
-                    done += 1
-                    if done % 200 == 0:
-                        print(f"[{done}/{len(seeds) * len(variants)}]", file=sys.stderr)
                 continue
             sel.unregister(key.fileobj)
             del running[key.fileobj]
@@ -719,12 +753,13 @@ def _run_jobs(seeds: list[int], variants: list[str], jobs: int,
             if last[0] is not None and last[0][:2] in wanted:
                 seed, variant, phase = last[0]
                 how = last[2] if len(last) > 2 else f"died (exit {proc.returncode})"
-                rows[seed]["variants"][variant] = asdict(Verdict(
-                    CRASH[phase], detail=f"the process {how} in {phase}"))
+                record(seed, variant, asdict(Verdict(
+                    CRASH[phase], detail=f"the process {how} in {phase}")))
                 wanted.discard((seed, variant))
-                done += 1
             if wanted:
                 queue.insert(0, sorted(wanted))
+    if sink is not None:
+        sink.close()
     return [rows[s] for s in sorted(rows)]
 
 
@@ -811,7 +846,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--variants", default=",".join(VARIANTS))
-    ap.add_argument("--out", type=Path, help="write rows.jsonl and summary.json here")
+    ap.add_argument("--out", type=Path,
+                    help="write verdicts.jsonl (as they come), rows.jsonl and summary.json here; "
+                         "a campaign run again with the same --out resumes where it stopped")
     ap.add_argument("--no-save", action="store_true", help="do not shrink and save failures")
     ap.add_argument("--save-to", type=Path, default=REGRESSIONS,
                     help="where shrunk failures go (default: the regression directory)")
@@ -837,7 +874,10 @@ def main(argv: list[str] | None = None) -> int:
                        args.alarm_limit)
         return 0
     t0 = time.time()
-    rows = _run_jobs(list(range(args.start, args.start + args.n)), variants, args.jobs)
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+    rows = _run_jobs(list(range(args.start, args.start + args.n)), variants, args.jobs,
+                     args.out / "verdicts.jsonl" if args.out else None)
     summary = summarize(rows)
     summary["seconds"] = round(time.time() - t0, 1)
     failures = [(r, v, Verdict(**d)) for r in rows for v, d in r["variants"].items()
@@ -846,7 +886,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"FAIL seed {r['seed']} [{v}] {verdict.status}: {verdict.hazard or verdict.detail}"
               f" (errors: {', '.join(verdict.errors) or 'none'})")
     if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     shrink_results(rows, None if args.no_save else args.save_to, args.alarms, args.alarm_limit)
     if args.out:
