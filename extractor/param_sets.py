@@ -39,7 +39,7 @@ def param_sets(mod: tvm.IRModule, entries: list[str],
                 union = _union([s[i] for s in own])
                 if union is not None:
                     got[p] = union
-                    vn.sets[("var", p)] = union
+                    vn.give_set(p, union)
         for var, value in _bindings(fn.body):
             site = _site(vn, value, funcs)
             if site is not None:

@@ -331,7 +331,7 @@ class _RelaxExtractor:
             self.force_pure.add(fid)
         for i, p in enumerate(fn.params):
             if p in self.param_sets:
-                self.values.sets[("var", p)] = self.param_sets[p]
+                self.values.give_set(p, self.param_sets[p])
             pid = self.nid(p)
             f.add("param", fid, i, pid)
             f.add("node", pid, "var", fid)

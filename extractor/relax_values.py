@@ -134,8 +134,23 @@ class ValueNumbers:
         self.same_fills, self.agree_fills, self.refilled = [], [], []
         self._place(var, value)
         term, put_back = self._value(value)
-        self.terms[var] = term
+        self.terms[var] = self._uniform(term, var)
         return put_back
+
+    def give_set(self, param: relax.Var, elements: Elements) -> None:
+        """A parameter's elements hold only these values (every call site's argument does)."""
+        self.sets[("var", param)] = elements
+        self.terms[param] = self._uniform(("var", param), param)
+
+    def _uniform(self, term: Term, var: relax.Var) -> Term:
+        """A term whose every element holds one value, other than NaN (whose bytes vary), has
+        known bytes, to var's static shape: a kernel can be run on them like a constant's."""
+        got = self.sets.get(term)
+        ty = _tensor_type(getattr(var, "ty", None))
+        if got is None or len(got.keys) != 1 or ty is None or ty[0] != got.dtype:
+            return term
+        (value,) = got.values()
+        return term if np.isnan(value) else _data(np.full(ty[1], value, ty[0]))
 
     def _value(self, e: Any) -> tuple[Term, list[Any]]:
         if isinstance(e, (relax.Var, tvm.ir.GenericConst, relax.Tuple)):
