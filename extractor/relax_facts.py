@@ -38,7 +38,7 @@ from .kernel_access import (
 )
 from .param_sets import param_sets
 from .relax_pipeline import views_ahead
-from .relax_values import ValueNumbers, zero_product
+from .relax_values import ValueNumbers, static_int, zero_product
 
 log = logging.getLogger("aliaslog.effects")
 
@@ -177,16 +177,11 @@ def _is_var(e: Any) -> bool:
     return isinstance(e, relax.Var)
 
 
-def _static_int(e: Any) -> int | None:
-    """The integer an IntImm holds (what R.prim_value(16) is); None when symbolic."""
-    return int(e.value) if isinstance(e, tirx.IntImm) else None
-
-
 def _nbytes(ty: Any) -> int | None:
     """Bytes of a tensor of a static shape and dtype; None when either is unknown."""
     if not isinstance(ty, relax.TensorType) or ty.shape is None:
         return None
-    dims = [_static_int(d) for d in getattr(ty.shape, "values", [])]
+    dims = [static_int(d) for d in getattr(ty.shape, "values", [])]
     if not isinstance(ty.shape, relax.ShapeExpr) or any(d is None for d in dims):
         return None
     try:
@@ -202,7 +197,7 @@ def _nbytes(ty: Any) -> int | None:
 def _extent(offset: Any, ty: Any) -> tuple[int, int] | None:
     """[offset, offset + size) in bytes, when both are static and small enough to be exact."""
     off = 0 if offset is None or (isinstance(offset, relax.Tuple) and not offset.fields) \
-        else _static_int(offset)
+        else static_int(offset)
     size = _nbytes(ty)
     if off is None or size is None or off < 0 or off + size > MAX_EXTENT:
         return None
@@ -646,7 +641,7 @@ class _RelaxExtractor:
             f.add("alloc_site", n, "tensor")
             f.add("in_storage", n, arg_ids[0])
             self.extent(n, c.args[1] if len(c.args) > 1 else None, c)
-            off = _static_int(c.args[1]) if len(c.args) > 1 else None
+            off = static_int(c.args[1]) if len(c.args) > 1 else None
             if off is not None:
                 self.byte_offsets[n] = off
             return
@@ -670,7 +665,7 @@ class _RelaxExtractor:
 
     def view_offset(self, n: str, src: str, relative: Any) -> None:
         """A view's byte_offset: its input's plus the relative offset (Tensor::CreateView)."""
-        rel = 0 if relative is None else _static_int(relative)
+        rel = 0 if relative is None else static_int(relative)
         if rel is not None and src in self.byte_offsets:
             self.byte_offsets[n] = self.byte_offsets[src] + rel
 

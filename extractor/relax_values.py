@@ -166,15 +166,21 @@ class ValueNumbers:
             return field_t, []
         if isinstance(e, relax.Call) and isinstance(e.op, tvm.ir.Op):
             return self._op_call(e, str(e.op.name))
-        if isinstance(e, relax.Call) and isinstance(e.op, relax.ExternFunc) and e.args and \
-                self.effect(str(e.op.global_symbol)).kind == "view" and \
-                _same_type(e.args[0], e):
-            return self.term(e.args[0]), []  # (call_packed after RemovePurityChecking)
+        if isinstance(e, relax.Call) and isinstance(e.op, relax.ExternFunc) and \
+                (whole := self._whole_view(str(e.op.global_symbol), list(e.args), e)):
+            return whole, []  # (call_packed after RemovePurityChecking)
         if isinstance(e, relax.Call) and isinstance(e.op, tvm.ir.GlobalVar):
             pf = self.mod[e.op] if e.op in self.mod.functions else None
             if isinstance(pf, tirx.PrimFunc) and not self.opaque_kernel(e.op.name_hint, pf):
                 return ("node", e), self._direct(pf, list(e.args))
         return ("node", e), []
+
+    def _whole_view(self, fn: str, args: list[Any], c: relax.Call) -> Term | None:
+        """A `view` packed function given a tensor, to that tensor's own type: all its bytes,
+        as they are, so its value (`vm.builtin.copy` hands the tensor itself back)."""
+        if args and self.effect(fn).kind == "view" and _same_type(args[0], c):
+            return self.term(args[0])
+        return None
 
     def _op_call(self, c: relax.Call, name: str) -> tuple[Term, list[Any]]:
         args = list(c.args)
@@ -198,9 +204,9 @@ class ValueNumbers:
                 return ("fill", fn, *(self.term(a) for a in inner)), []
         if name == "relax.call_pure_packed" and isinstance(args[0], relax.ExternFunc):
             fn = str(args[0].global_symbol)
-            if self.effect(fn).kind == "view" and len(args) > 1 and _same_type(args[1], c):
-                # a view of all its argument's bytes, as they are: the argument's value
-                return self.term(args[1]), []
+            whole = self._whole_view(fn, args[1:], c)
+            if whole is not None:
+                return whole, []
             out = args[-1]
             if self.effect(fn).kind == "writes" and len(args) > 2 and isinstance(out, relax.Var):
                 # it fills its last argument from the others; what it returns is its own
@@ -370,11 +376,7 @@ class ValueNumbers:
                 sum(int(np.prod(s)) for _, s in types) > MAX_ELEMENTS:
             return False
         run = self._runner(pf)
-        if run is None:
-            return False
-        outs = [run([np.full(s, fill if i == k else 0, d) for i, (d, s) in enumerate(types)])[k]
-                for fill in (0, 1)]
-        return same_values(outs[0], outs[1])
+        return run is not None and covered(run, [Param(d, s) for d, s in types], k)
 
     def _place(self, var: relax.Var, value: Any) -> None:
         """Where an alloc_tensor at a static offset puts var: its storage and offset; which
@@ -385,10 +387,9 @@ class ValueNumbers:
         if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) and \
                 str(value.op.name) in ("relax.memory.alloc_tensor", "relax.vm.alloc_tensor") \
                 and isinstance(value.args[0], relax.Var):
-            off = value.args[1]
-            off = off if isinstance(off, tirx.IntImm) else getattr(off, "value", None)
-            if isinstance(off, tirx.IntImm):
-                self.placed[var] = (value.args[0], int(off))
+            off = static_int(value.args[1])
+            if off is not None:
+                self.placed[var] = (value.args[0], off)
 
     def _agreeing(self, var: relax.Var, term: Term) -> list[Any]:
         """The variables of known bytes in var's storage whose bytes the ones var is filled
@@ -519,13 +520,18 @@ def _same_type(a: Any, b: Any) -> bool:
     return t is not None and t == _tensor_type(getattr(b, "ty", None))
 
 
+def static_int(e: Any) -> int | None:
+    """The integer an IntImm, or a prim value of one (R.prim_value(16)), holds; None when
+    symbolic."""
+    e = e if isinstance(e, tirx.IntImm) else getattr(e, "value", None)
+    return int(e.value) if isinstance(e, tirx.IntImm) else None
+
+
 def _view_within(c: relax.Call, dtype: str) -> bool:
     """A memory.view of the same dtype whose static bytes lie within its input's."""
     src, out = _tensor_type(getattr(c.args[0], "ty", None)), _tensor_type(getattr(c, "ty", None))
-    off = c.args[3] if len(c.args) > 3 else None
-    value = off if isinstance(off, tirx.IntImm) else getattr(off, "value", None)
-    if src is None or out is None or out[0] != dtype or src[0] != dtype or \
-            not isinstance(value, tirx.IntImm):
+    value = static_int(c.args[3]) if len(c.args) > 3 else None
+    if src is None or out is None or out[0] != dtype or src[0] != dtype or value is None:
         return False
     size = np.dtype(dtype).itemsize
     return int(value) + size * int(np.prod(out[1])) <= size * int(np.prod(src[1]))
