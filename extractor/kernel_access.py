@@ -442,6 +442,9 @@ def _described_writes(c: Any, table: dict[str, TirCallEffect]) -> list[Any] | No
     return written
 
 
+Expr = tuple[Any, ...]  # ("load", param) | ("const", dtype, value) | (op, dtype, *operands)
+
+
 @dataclass
 class StoreForms:
     """The stores of a kernel by the parameter they write: each one elementwise (it loads
@@ -452,6 +455,9 @@ class StoreForms:
     loaded: dict[int, set[int]]
     once: set[int]  # written by one store, which meets each element at most once
     differences: dict[int, tuple[int, int]]  # written by one store `a[i] - b[i]` (a, b)
+    # written by one elementwise store, at every element once, that loads neither itself nor
+    # another written parameter: its value per element (elementwise_expr)
+    exprs: dict[int, Expr] = field(default_factory=dict)
 
 
 def store_forms(pf: tirx.PrimFunc) -> StoreForms | None:
@@ -505,9 +511,10 @@ def store_forms(pf: tirx.PrimFunc) -> StoreForms | None:
                 isinstance(x, TensorLoad) and _same_index(list(x.indices), list(st.indices))
                 for x in (v.a, v.b)):
             subtracted[k] = (_param_of(v.a.source, buffers), _param_of(v.b.source, buffers))
-    single = _stored_once(pf.body)
+    single, whole = _stored_once(pf.body)
     once = {k for k, fl in flags.items() if len(fl) == 1
             and any(pf.params[k].same_as(b) for b in single)}
+    covered = {k for k in once if any(pf.params[k].same_as(b) for b in whole)}
     forms: dict[int, str] = {}
     for k, fl in flags.items():
         if all(same for same, _ in fl):
@@ -519,7 +526,38 @@ def store_forms(pf: tirx.PrimFunc) -> StoreForms | None:
     differences = {k: (a, b) for k, (a, b) in subtracted.items()  # of what it was given
                    if len(flags[k]) == 1 and a is not None and b is not None
                    and a not in forms and b not in forms}
-    return StoreForms(forms, loaded, once, differences)
+    exprs = {}
+    for st in stores:
+        k = _param_of(st.buffer, buffers)
+        if k in covered and forms.get(k) == "same" and not loaded[k] & set(forms):
+            got = elementwise_expr(st.value, buffers)
+            if got is not None:
+                exprs[k] = got
+    return StoreForms(forms, loaded, once, differences, exprs)
+
+
+EXACT_OPS = {tirx.Add: "add", tirx.Sub: "sub", tirx.Mul: "mul"}  # one IEEE rounding each
+
+
+def elementwise_expr(e: Any, buffers: dict[Any, int]) -> Expr | None:
+    """An elementwise store's value as a tree of IEEE operations on the parameters' elements,
+    or None when it holds anything else, or a product added to or subtracted from something
+    (LLVM may fuse a multiply-add, rounding once: the tree would not say what is computed)."""
+    if isinstance(e, TensorLoad):
+        i = _param_of(e.source, buffers)
+        return None if i is None else ("load", i)
+    if isinstance(e, (tirx.FloatImm, tirx.IntImm)):
+        return ("const", str(e.ty), float(e.value))
+    if isinstance(e, tirx.Cast):
+        inner = elementwise_expr(e.value, buffers)
+        return None if inner is None else ("cast", str(e.ty), inner)
+    op = EXACT_OPS.get(type(e))
+    if op is None:
+        return None
+    if op in ("add", "sub") and any(isinstance(x, tirx.Mul) for x in (e.a, e.b)):
+        return None
+    a, b = elementwise_expr(e.a, buffers), elementwise_expr(e.b, buffers)
+    return None if a is None or b is None else (op, str(e.ty), a, b)
 
 
 def _param_of(buf: Any, buffers: dict[Any, int]) -> int | None:
@@ -539,29 +577,42 @@ def _loads_in(e: Any) -> list[Any]:
     return loads
 
 
-def _stored_once(body: Any) -> set[Any]:
+def _stored_once(body: Any) -> tuple[set[Any], set[Any]]:
     """The buffers a store meets each element of at most once: its indices are distinct loop
-    variables (through block bindings), one for every loop around it."""
-    found: set[Any] = set()
+    variables (through block bindings), one for every loop around it; and those it also meets
+    every element of: no condition or block predicate guards it, and the loop each index is
+    runs from 0 over that dimension."""
+    once: set[Any] = set()
+    whole: set[Any] = set()
 
-    def visit(s: Any, loops: tuple[Any, ...], bind: dict[Any, Any]) -> None:
+    def visit(s: Any, loops: dict[Any, Any], bind: dict[Any, Any], guarded: bool) -> None:
         if isinstance(s, tirx.For):
-            visit(s.body, (*loops, s.loop_var), bind)
+            visit(s.body, {**loops, s.loop_var: s}, bind, guarded)
         elif isinstance(s, s_tir.SBlockRealize):
             inner = dict(bind)
             for iv, val in zip(s.block.iter_vars, s.iter_values, strict=True):
                 inner[iv.var] = val
-            visit(s.block.body, loops, inner)
+            always = isinstance(s.predicate, tirx.IntImm) and int(s.predicate.value) == 1
+            visit(s.block.body, loops, inner, guarded or not always)
         elif isinstance(s, tirx.SeqStmt):
             for x in s.seq:
-                visit(x, loops, bind)
+                visit(x, loops, bind, guarded)
         elif isinstance(s, tirx.BufferStore):
             idx = [bind.get(i, i) for i in s.indices]
             if all(isinstance(i, tvm.ir.Var) for i in idx) and len(set(idx)) == len(idx) \
                     and set(loops) <= set(idx):
-                found.add(s.buffer)
+                once.add(s.buffer)
+                if not guarded and all(
+                        i in loops and _static(loops[i].min) == 0
+                        and _static(loops[i].extent) == _static(d) is not None
+                        for i, d in zip(idx, s.buffer.shape, strict=True)):
+                    whole.add(s.buffer)
         elif hasattr(s, "body") and isinstance(s, tirx.Stmt):
-            visit(s.body, loops, bind)
+            visit(s.body, loops, bind, guarded)
 
-    visit(body, (), {})
-    return found
+    visit(body, {}, {}, False)
+    return once, whole
+
+
+def _static(e: Any) -> int | None:
+    return int(e.value) if isinstance(e, tirx.IntImm) else None

@@ -33,7 +33,7 @@ from .element_sets import (
     same_values,
     zero_or_nan,
 )
-from .kernel_access import StoreForms, store_forms
+from .kernel_access import Expr, StoreForms, store_forms
 
 Term = tuple[Any, ...]
 # operators whose value on known bytes numpy computes as the legalized kernel does (IEEE,
@@ -107,6 +107,7 @@ class ValueNumbers:
         self.placed: dict[Any, tuple[Any, int]] = {}  # alloc_tensor: (storage, byte offset)
         self.allocated: set[Any] = set()  # variables bound to a fresh allocation
         self.refilled: list[Any] = []  # the last bind's arguments that held a value, filled
+        self.leaves: dict[Term | None, int] = {}  # terms numbered for canonical trees
 
     def term(self, e: Any) -> Term:
         """The term of an argument: a bound variable's, a constant's bytes, a tuple's fields;
@@ -277,7 +278,12 @@ class ValueNumbers:
         run = self._run(key, pf, terms, fields, c, reads)
         if run is not None:
             return run
-        return [("tir", key, str(f), i, *terms) for i, f in enumerate(fields)], set()
+        inplace = ([int(i) for i in c.attrs.inplace_indices]
+                   if str(c.op.name).endswith("inplace") else [-1] * len(fields))
+        slots = iter(range(len(inner), len(pf.params)))
+        return [(self._elementwise(pf, next(slots), terms) if k < 0 else None)
+                or ("tir", key, str(f), i, *terms)
+                for i, (f, k) in enumerate(zip(fields, inplace, strict=False))], set()
 
     def _run(self, key: int, pf: tirx.PrimFunc, terms: list[Term], fields: list[Any],
              c: relax.Call, reads: set[int]) -> tuple[list[Term], set[int]] | None:
@@ -356,8 +362,8 @@ class ValueNumbers:
                 self.terms[var] = ("node", var, len(self.filled))
                 continue
             self.filled.add(var)
-            self.terms[var] = term = known.get(k) or ("tir", key, str(getattr(var, "ty", "")),
-                                                      n, *inputs)
+            self.terms[var] = term = known.get(k) or self._elementwise(pf, k, terms) or \
+                ("tir", key, str(getattr(var, "ty", "")), n, *inputs)
             if not self.holder.setdefault(term, var).same_as(var):
                 self.same_fills.append((var, self.holder[term]))
             if k in known:
@@ -366,6 +372,24 @@ class ValueNumbers:
                 self.sets[term] = sets[k]
         return [args[k] for k in sorted(kept)
                 if isinstance(args[k], (relax.Var, tvm.ir.GenericConst))]
+
+    def _elementwise(self, pf: tirx.PrimFunc, k: int, terms: list[Term | None]) -> Term | None:
+        """The value of output k of a kernel that stores every element once, from the same
+        element of what it loads, by IEEE operations: their tree, in a canonical form only
+        exact rewrites make (`a + b` is `b + a`, `x + x` is `x * 2`), over the terms of what it
+        loads, with its dtype and shape. Kernels that compute equal values by different
+        arithmetic get one term."""
+        forms = self._forms(pf)
+        types = _param_types(pf)
+        expr = forms.exprs.get(k) if forms is not None else None
+        if expr is None or types is None or k >= len(types) or \
+                any(i >= len(terms) or terms[i] is None for i in forms.loaded[k]):
+            return None
+        return ("elementwise", *types[k], _canonical(expr, lambda i: self._leaf(terms[i])))
+
+    def _leaf(self, t: Term | None) -> int:
+        """A number for a term, the same for equal terms (so canonical trees sort alike)."""
+        return self.leaves.setdefault(t, len(self.leaves))
 
     def _covers(self, pf: tirx.PrimFunc, k: int) -> bool:
         """The kernel stores every element of parameter k, which it does not load: where it
@@ -518,6 +542,24 @@ def _same_type(a: Any, b: Any) -> bool:
     """Both are tensors of one static shape and dtype."""
     t = _tensor_type(getattr(a, "ty", None))
     return t is not None and t == _tensor_type(getattr(b, "ty", None))
+
+
+def _canonical(e: Expr, leaf: Callable[[int], int]) -> Expr:
+    """An elementwise tree with loads numbered by leaf, commutative operands in one order and
+    doubling in one form: rewrites exact in IEEE arithmetic (NaN compared as NaN)."""
+    if e[0] == "load":
+        return ("leaf", leaf(e[1]))
+    if e[0] == "const":
+        return e
+    if e[0] == "cast":
+        return ("cast", e[1], _canonical(e[2], leaf))
+    op, dtype, a, b = e[0], e[1], _canonical(e[2], leaf), _canonical(e[3], leaf)
+    two = ("const", dtype, 2.0)
+    if (op == "add" and a == b) or (op == "mul" and two in (a, b)):
+        return ("double", dtype, b if a == two else a)
+    if op in ("add", "mul"):
+        a, b = sorted((a, b), key=repr)
+    return (op, dtype, a, b)
 
 
 def static_int(e: Any) -> int | None:
