@@ -102,6 +102,20 @@ def test_a_fill_over_a_tensor_with_its_own_value_changes_no_byte(name: str):
     assert ("storage-reuse" in kinds) is changes, kinds
 
 
+def _kernel(body: str) -> tvm.tirx.PrimFunc:
+    """A kernel of a (6,) input `a` and output `out`, with this block body."""
+    return tvm.script.from_source(f"""
+@T.prim_func(private=True, s_tir=True)
+def k(a_h: T.handle, out_h: T.handle):
+    a = T.match_buffer(a_h, (6,), "float32", offset_factor=1)
+    out = T.match_buffer(out_h, (6,), "float32", offset_factor=1)
+    for i in range(6):
+        with T.sblock("k"):
+            vi = T.axis.remap("S", [i])
+            {body}
+""", extra_vars={"T": T})
+
+
 def test_elementwise_trees_are_equal_only_by_exact_rewrites():
     """`a * 2`, `a + a` and `2 * a` are one tree; `a + 2` is another; a product added to
     something has none (LLVM may fuse it into one rounding), nor a store some elements miss."""
@@ -112,26 +126,6 @@ def test_elementwise_trees_are_equal_only_by_exact_rewrites():
     trees = {n: store_forms(mod[n]).exprs.get(1) for n in ("scale2", "twice", "plus2")}
     canon = {n: _canonical(t, lambda i: i) for n, t in trees.items()}
     assert canon["scale2"] == canon["twice"] != canon["plus2"]
-    fused = tvm.script.from_source("""
-@T.prim_func(private=True, s_tir=True)
-def fma(a_h: T.handle, out_h: T.handle):
-    a = T.match_buffer(a_h, (6,), "float32", offset_factor=1)
-    out = T.match_buffer(out_h, (6,), "float32", offset_factor=1)
-    for i in range(6):
-        with T.sblock("fma"):
-            vi = T.axis.remap("S", [i])
-            out[vi] = a[vi] * a[vi] + T.float32(1)
-""", extra_vars={"T": T})
-    assert 1 not in store_forms(fused).exprs
-    partial = tvm.script.from_source("""
-@T.prim_func(private=True, s_tir=True)
-def half(a_h: T.handle, out_h: T.handle):
-    a = T.match_buffer(a_h, (6,), "float32", offset_factor=1)
-    out = T.match_buffer(out_h, (6,), "float32", offset_factor=1)
-    for i in range(6):
-        with T.sblock("half"):
-            vi = T.axis.remap("S", [i])
-            T.where(i < 3)
-            out[vi] = a[vi] + a[vi]
-""", extra_vars={"T": T})
-    assert 1 in store_forms(partial).once and 1 not in store_forms(partial).exprs
+    assert 1 not in store_forms(_kernel("out[vi] = a[vi] * a[vi] + T.float32(1)")).exprs
+    partial = store_forms(_kernel("T.where(i < 3)\n            out[vi] = a[vi] + a[vi]"))
+    assert 1 in partial.once and 1 not in partial.exprs
