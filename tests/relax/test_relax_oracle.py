@@ -76,6 +76,17 @@ HIDDEN = {
             _s("v4", "dps", ["x0", "v2"], kernel="copy"),
             _zeros("z", [6]), _s("v5", "binop", ["v1", "z"], fn="multiply")],
         "outputs": ["v2"]},
+    # the same clobber, read by an ensure_zero_offset that copies (v1 at byte offset 12) into
+    # a tensor nobody reads
+    "lowered-copy-of-a-clobbered-tensor": {
+        "params": [_p("x0", [6])], "dataflow": False, "lowered": True, "stmts": [
+            _s("v0", "storage", [], size=48),
+            _s("v1", "alloc", ["v0"], offset=12, shape=[6]),
+            _s("v2", "alloc", ["v0"], offset=24, shape=[6]),
+            _s("v3", "dps", ["x0", "v1"], kernel="add_one"),
+            _s("v4", "dps", ["x0", "v2"], kernel="copy"),
+            _s("v5", "zero_off", ["v1"])],
+        "outputs": ["v2"]},
 }
 
 # Modules that keep the contract: nothing read ever differs.
@@ -103,6 +114,16 @@ CORRECT = {
             _s("v3", "inplace", ["v1"], kernel="inc", plain=False),
             _s("v4", "call_tir", ["v2"], kernel="scale2", plain=False)],
         "outputs": ["v3", "v4"]},
+    # the same at byte offset 0: ensure_zero_offset returns v1 itself, reading nothing
+    "lowered-tensor-at-offset-0-passed-on": {
+        "params": [_p("x0", [6])], "dataflow": False, "lowered": True, "stmts": [
+            _s("v0", "storage", [], size=48),
+            _s("v1", "alloc", ["v0"], offset=0, shape=[6]),
+            _s("v2", "alloc", ["v0"], offset=12, shape=[6]),
+            _s("v3", "dps", ["x0", "v1"], kernel="add_one"),
+            _s("v4", "dps", ["x0", "v2"], kernel="copy"),
+            _s("v5", "zero_off", ["v1"])],
+        "outputs": ["v2"]},
     # x * 0.0 is simplified by LegalizeOps: the kernel never reads the clobbered v0
     "clobbered-but-never-read": {
         "params": [_p("x0", [2, 3])], "dataflow": False, "stmts": [

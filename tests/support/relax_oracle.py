@@ -17,7 +17,8 @@ stack of frames for the Relax functions and closures entered; a call the plan do
 is the oracle's failure (OracleError), never a verdict.
 
 What a call reads: the parameters a kernel's TIR loads from, the positions PACKED_READS names
-for a packed function; passing a tensor on (to a view, a tuple, a function) reads nothing.
+for a packed function, the argument of an ensure_zero_offset that returns a copy of it;
+passing a tensor on (to a view, a tuple, a function) reads nothing.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ class Planned:
     reads: list[tuple[int, Any]]  # VM argument position -> source name (str) or constant
     enters: str | None = None  # a Relax function the call runs ("" when a closure's)
     args: list[Any] = field(default_factory=list)  # what its arguments hold, as in reads
+    if_copied: bool = False  # it reads only when it returns a copy (ensure_zero_offset)
 
 
 LEGALIZE = ("DispatchSampling", "DispatchSortScan", "LegalizeOps", "RewriteDataflowReshape",
@@ -140,6 +142,9 @@ def _plan_function(legal: Any, fn: Any) -> list[Planned]:
                                          [clo] + [_name(a) for a in args]))
                 elif name == "relax.make_closure":
                     closures[var] = v.args[0].name_hint
+                elif name == "relax.memory.ensure_zero_offset" and _name(v.args[0]) is not None:
+                    calls.append(Planned(ZERO_OFFSET, var, [(0, _name(v.args[0]))],
+                                         if_copied=True))
                 continue
             if isinstance(op, (tvm.ir.GlobalVar, relax.ExternFunc)):
                 calls.append(_callee_call(legal, op, var, list(v.args)))
@@ -174,6 +179,9 @@ def _callee_call(legal: Any, callee: Any, var: str, args: list[Any]) -> Planned:
 # vm.builtin.copy: lowering also emits it (a register copy, reading nothing) where the source
 # has no call, so one the plan does not expect next is not the oracle's confusion
 LOWERING_COPY = "vm.builtin.copy"
+# returns its argument, or a view of it, at a byte offset of 0 or a multiple of 64, and
+# otherwise a copy, which reads it (src/runtime/vm/builtin.cc)
+ZERO_OFFSET = "vm.builtin.ensure_zero_offset"
 
 
 def spec_function(spec: dict[str, Any], name: str | None) -> tuple[str | None, list[str]]:
@@ -217,15 +225,23 @@ class Tracer:
         self.hazard: str | None = None
         self.confused: str | None = None
         self.reads = 0  # values compared
+        # an ensure_zero_offset under way: its frame, call, arguments and depth
+        self.copying: tuple[Frame, Planned, tuple[Any, ...], int] | None = None
 
     def __call__(self, func: Any, symbol: str, before: bool, ret: Any, *args: Any) -> None:
         try:
-            self._event(str(symbol), bool(before), args)
+            self._event(str(symbol), bool(before), args, ret)
         except Exception as exc:  # noqa: BLE001 - never let the VM see the oracle fail
             self.confused = self.confused or f"{type(exc).__name__}: {exc}"
 
-    def _event(self, symbol: str, before: bool, args: tuple[Any, ...]) -> None:
+    def _event(self, symbol: str, before: bool, args: tuple[Any, ...], ret: Any) -> None:
         if not before:
+            if self.copying is not None and self.copying[3] == self.depth:
+                fr, call, given, _ = self.copying
+                self.copying = None
+                if self.hazard is None and ret.data_ptr() != given[0].data_ptr():
+                    for pos, ref in call.reads:  # it copied: it read its argument
+                        self._check(fr, call, pos, ref, given)
             if len(self.frames) > 1 and self.frames[-1].depth == self.depth:
                 self._close(self.frames.pop())
             self.depth -= 1
@@ -243,7 +259,9 @@ class Tracer:
             return
         call = fr.calls[fr.pos]
         fr.pos += 1
-        if self.hazard is None:
+        if call.if_copied:  # judged once it returns, by whether it returned a copy
+            self.copying = (fr, call, args, self.depth)
+        elif self.hazard is None:
             for pos, ref in call.reads:
                 self._check(fr, call, pos, ref, args)
         if call.enters is not None:
