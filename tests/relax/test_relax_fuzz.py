@@ -57,6 +57,27 @@ def test_a_stopped_campaign_resumes_from_its_verdict_log(tmp_path: Path):
     assert len(log.read_text().splitlines()) == 2  # the torn line cut, one new verdict
 
 
+def test_a_module_whose_constant_a_run_wrote_is_parsed_again():
+    """Variants share one parse; a VM run or a compile-time kernel that wrote a constant's
+    tensor in place (seed 2800976: DataflowUseInplaceCalls writes `c * c` into c) must not
+    leak into the next variant: every constant is checked, however many the module has."""
+    import numpy as np
+
+    from tests.support.fuzz_relax import _constant_values, _load_once
+
+    text = rm.render(rm.generate(2800976))
+    first = _load_once(text)
+    consts = _constant_values(first)
+    assert len(consts) == text.count("R.const(")
+    for tensor, value in consts:
+        tensor.copyfrom(np.full(value.shape, 7.0, value.dtype))
+    again = _load_once(text)
+    assert again is not first
+    assert all(np.array_equal(t.numpy(), v) for t, v in zip(
+        [t for t, _ in _constant_values(again)], [v for _, v in consts], strict=True))
+    assert _load_once(text) is again  # unwritten: the same parse
+
+
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
 def test_regression_is_fixed(path: Path):
     """A missed hazard is still a hazard on the VM and is now caught; a false alarm is now

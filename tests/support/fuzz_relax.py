@@ -269,12 +269,14 @@ def _constant_values(mod: Any) -> list[tuple[Any, np.ndarray]]:
     import tvm
     from tvm import relax
 
-    found: dict[int, tuple[Any, np.ndarray]] = {}
+    found: dict[int, tuple[Any, np.ndarray]] = {}  # by the tensor's address (a node's Python
+    # object is made anew at each visit, and its id() reused once it is freed)
 
     def walk(e: Any) -> None:
         if isinstance(e, tvm.ir.GenericConst):
             if hasattr(e.value, "numpy"):  # a tensor constant
-                found.setdefault(id(e), (e.value, np.array(e.value.numpy(), copy=True)))
+                found.setdefault(e.value.data_ptr(),
+                                 (e.value, np.array(e.value.numpy(), copy=True)))
         elif isinstance(e, relax.Call):
             for a in e.args:
                 walk(a)
