@@ -41,6 +41,20 @@ def _helper(write: bool) -> dict[str, Any]:
             "stmts": body, "outputs": ["v1"]}
 
 
+def _zero_offset_of_clobbered(at: int) -> dict[str, Any]:
+    """v1 at byte offset `at` of a storage, filled; v2, 12 bytes after it, filled over its
+    tail; then ensure_zero_offset(v1), whose result nobody reads; v2 is returned."""
+    return {
+        "params": [_p("x0", [6])], "dataflow": False, "lowered": True, "stmts": [
+            _s("v0", "storage", [], size=48),
+            _s("v1", "alloc", ["v0"], offset=at, shape=[6]),
+            _s("v2", "alloc", ["v0"], offset=at + 12, shape=[6]),
+            _s("v3", "dps", ["x0", "v1"], kernel="add_one"),
+            _s("v4", "dps", ["x0", "v2"], kernel="copy"),
+            _s("v5", "zero_off", ["v1"])],
+        "outputs": ["v2"]}
+
+
 # A clobbered value only a read sees: each module's outputs are right on every run.
 HIDDEN = {
     # v0 written in place, then multiplied by zeros: the product is right, the read is not
@@ -78,15 +92,7 @@ HIDDEN = {
         "outputs": ["v2"]},
     # the same clobber, read by an ensure_zero_offset that copies (v1 at byte offset 12) into
     # a tensor nobody reads
-    "lowered-copy-of-a-clobbered-tensor": {
-        "params": [_p("x0", [6])], "dataflow": False, "lowered": True, "stmts": [
-            _s("v0", "storage", [], size=48),
-            _s("v1", "alloc", ["v0"], offset=12, shape=[6]),
-            _s("v2", "alloc", ["v0"], offset=24, shape=[6]),
-            _s("v3", "dps", ["x0", "v1"], kernel="add_one"),
-            _s("v4", "dps", ["x0", "v2"], kernel="copy"),
-            _s("v5", "zero_off", ["v1"])],
-        "outputs": ["v2"]},
+    "lowered-copy-of-a-clobbered-tensor": _zero_offset_of_clobbered(12),
 }
 
 # Modules that keep the contract: nothing read ever differs.
@@ -115,15 +121,7 @@ CORRECT = {
             _s("v4", "call_tir", ["v2"], kernel="scale2", plain=False)],
         "outputs": ["v3", "v4"]},
     # the same at byte offset 0: ensure_zero_offset returns v1 itself, reading nothing
-    "lowered-tensor-at-offset-0-passed-on": {
-        "params": [_p("x0", [6])], "dataflow": False, "lowered": True, "stmts": [
-            _s("v0", "storage", [], size=48),
-            _s("v1", "alloc", ["v0"], offset=0, shape=[6]),
-            _s("v2", "alloc", ["v0"], offset=12, shape=[6]),
-            _s("v3", "dps", ["x0", "v1"], kernel="add_one"),
-            _s("v4", "dps", ["x0", "v2"], kernel="copy"),
-            _s("v5", "zero_off", ["v1"])],
-        "outputs": ["v2"]},
+    "lowered-tensor-at-offset-0-passed-on": _zero_offset_of_clobbered(0),
     # x * 0.0 is simplified by LegalizeOps: the kernel never reads the clobbered v0
     "clobbered-but-never-read": {
         "params": [_p("x0", [2, 3])], "dataflow": False, "stmts": [
