@@ -86,9 +86,17 @@ def _ci_arguments(sp: argparse.ArgumentParser) -> None:
                     help="findings listed in FILE are known: reported, but only new ones fail")
     sp.add_argument("--write-baseline", metavar="FILE", type=output_file_arg,
                     help="write the findings found now to FILE (a baseline for --baseline)")
+    _state_arguments(sp)
+
+
+def _state_arguments(sp: argparse.ArgumentParser) -> None:
+    """What the caller declares about entry functions (`check`, `audit`, Relax `explain`)."""
     sp.add_argument("--mutable", metavar="FUNC:PARAM,...", default="",
-                    help="entry parameters that are state updated in place (a KV cache): "
-                         "writes into them are intended; stale reads of them still fail")
+                    help="Relax: entry parameters that are state updated in place (a KV "
+                         "cache): writes into them are intended; stale reads of them still fail")
+    sp.add_argument("--once", metavar="FUNC,...", default="",
+                    help="Relax: entry functions called once per loaded module (initializers): "
+                         "a constant they write is no stale read of a later call")
 
 
 def _memory_arguments(sp: argparse.ArgumentParser) -> None:
@@ -225,8 +233,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--save-points", metavar="DIR", type=output_dir_arg,
                     help="Relax: write the IR at --at to DIR/<point>.py and cite its lines "
                          "where a binding does not survive from the module as given")
-    sp.add_argument("--mutable", metavar="FUNC:PARAM,...", default="",
-                    help="Relax: entry parameters that are state updated in place (as check)")
+    _state_arguments(sp)
     _analysis_arguments(sp)
     sp.set_defaults(func=_by_ir("cmd_explain"))
 

@@ -131,19 +131,22 @@ def extract_relax(mod: tvm.IRModule, effects: dict[str, Effect] | None = None,
                   entries: list[str] | None = None,
                   tir_effects: dict[str, TirCallEffect] | None = None,
                   param_modes: dict[tuple[str, str], str] | None = None,
-                  after: frozenset[str] = frozenset()) -> RelaxExtraction:
+                  after: frozenset[str] = frozenset(),
+                  once: frozenset[str] = frozenset()) -> RelaxExtraction:
     """Facts for every Relax function of `mod`; entries default to its public functions.
-    `param_modes`: (entry function, parameter name) -> mode (`donated`). `after`: the TVM passes
-    that have run on `mod`. Once LegalizeOps has, a `relax.reshape` left is the view
-    RewriteDataflowReshape made (before it, a reshape not bound to a dataflow variable becomes
-    a copying kernel; until RewriteDataflowReshape has, a copy it will make a view is vm_view);
-    once CallTIRRewrite has, kernels called directly are its lowering of
-    call_tir / call_tir_inplace, and an argument a kernel updates is the call's result (before
-    it, a direct call is the program's own: the argument still names the value it destroyed,
-    unless its function is marked force_pure, as RemovePurityChecking leaves it)."""
+    `param_modes`: (entry function, parameter name) -> mode (`donated`). `once`: entry functions
+    that run once (`runs_once`). `after`: the TVM passes that have run on `mod`. Once
+    LegalizeOps has, a `relax.reshape` left is the view RewriteDataflowReshape made (before it,
+    a reshape not bound to a dataflow variable becomes a copying kernel; until
+    RewriteDataflowReshape has, a copy it will make a view is vm_view); once CallTIRRewrite
+    has, kernels called directly are its lowering of call_tir / call_tir_inplace, and an
+    argument a kernel updates is the call's result (before it, a direct call is the program's
+    own: the argument still names the value it destroyed, unless its function is marked
+    force_pure, as RemovePurityChecking leaves it)."""
     return _RelaxExtractor(mod, effects if effects is not None else load_relax_effects(),
                            tir_effects if tir_effects is not None else load_tir_effects(),
-                           entries, param_modes or {}, after, views_ahead(mod, after)).run()
+                           entries, param_modes or {}, after, views_ahead(mod, after),
+                           once).run()
 
 
 def relax_functions(mod: tvm.IRModule) -> list[str]:
@@ -164,13 +167,24 @@ def check_param_modes(mod: tvm.IRModule, modes: Any, entries: list[str] | None =
     function, naming what there is: before any pass runs, and again at extraction."""
     entries = entries if entries is not None else default_entries(mod)
     for fn, param in sorted(modes):
-        if fn not in entries:
-            raise ExtractError(f"@{fn} is not an entry function of the module (entries: "
-                               f"{', '.join('@' + e for e in entries)})")
+        _require_entry(fn, entries)
         names = [str(p.name) for p in mod[fn].params]
         if param not in names:
             raise ExtractError(f"@{fn} has no parameter `{param}` (has: "
                                f"{', '.join(names) or 'none'})")
+
+
+def check_once(mod: tvm.IRModule, once: frozenset[str], entries: list[str] | None = None) -> None:
+    """Refuse a function declared to run once (`--once`) that is no entry function."""
+    entries = entries if entries is not None else default_entries(mod)
+    for fn in sorted(once):
+        _require_entry(fn, entries)
+
+
+def _require_entry(fn: str, entries: list[str]) -> None:
+    if fn not in entries:
+        raise ExtractError(f"@{fn} is not an entry function of the module (entries: "
+                           f"{', '.join('@' + e for e in entries)})")
 
 
 def _is_var(e: Any) -> bool:
@@ -214,7 +228,8 @@ class _RelaxExtractor:
     def __init__(self, mod: tvm.IRModule, effects: dict[str, Effect],
                  tir_effects: dict[str, TirCallEffect], entries: list[str] | None,
                  param_modes: dict[tuple[str, str], str],
-                 after: frozenset[str] = frozenset(), vm_views: set[Any] | None = None) -> None:
+                 after: frozenset[str] = frozenset(), vm_views: set[Any] | None = None,
+                 once: frozenset[str] = frozenset()) -> None:
         self.mod = mod
         self.vm_views = vm_views or set()  # variables relax.build binds to a view (views_ahead)
         # the DLTensor byte_offset of what a node names, where static: 0 for a tensor the VM
@@ -252,6 +267,8 @@ class _RelaxExtractor:
                 raise ExtractError(f"no Relax function @{e} in the module (has: "
                                    f"{', '.join('@' + n for n in self.relax_funcs) or 'none'})")
         self.entries = entries
+        check_once(mod, once, entries)
+        self.once = once
         check_param_modes(mod, param_modes, entries)
         self.param_sets = param_sets(mod, entries, self.numbers)
 
@@ -298,6 +315,8 @@ class _RelaxExtractor:
             f.add("global_func", name, gid)
         for name in self.entries:
             f.add("entry", gids[name])
+            if name in self.once:
+                f.add("runs_once", gids[name])
         for name in self.relax_funcs:
             self.function(self.mod[name], gids[name], name, entry=name in self.entries)
         for key, nid in self.ids.node_id.items():

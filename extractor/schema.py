@@ -180,6 +180,9 @@ SCHEMA: tuple[Relation, ...] = (
          "the caller declares what entry parameter p is for: donated (it gives the tensor up, "
          "so writes into it are allowed), mutable (state the function updates in place: writes "
          "into it are intended)"),
+    _rel("runs_once", "f:Node",
+         "the caller declares that entry function f runs once (an initializer, or what a "
+         "compile-time pass evaluates): no later call of it reads a constant it wrote"),
     _rel("closure_call", "c:Node, clo:Node",
          "c calls the closure value of clo; its other arguments are call_arg 0, 1, ..."),
     _rel("kill", "n:Node, target:Node, what:symbol",

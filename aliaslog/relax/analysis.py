@@ -322,6 +322,7 @@ def analyze_relax(
     entries: list[str] | None = None,
     keep_files: str | os.PathLike[str] | None = None,
     param_modes: dict[tuple[str, str], str] | None = None,
+    once: frozenset[str] = frozenset(),
     after: frozenset[str] | None = None,
     program: Path = RELAX_MAIN,
     read_back: frozenset[str] = READ_BACK,
@@ -330,7 +331,8 @@ def analyze_relax(
 
     `op_effects` / `tir_effects`: extra effect tables for Relax ops and packed functions, and
     for the packed functions TIR kernels call: a path, a {name: effect} dict, or a list of
-    them. `param_modes`: (entry function, parameter name) -> `donated`. `after`: the TVM
+    them. `param_modes`: (entry function, parameter name) -> `donated`. `once`: entry
+    functions that run once (a constant they write is no later call's stale read). `after`: the TVM
     passes that have run on `mod` (default: those relax.build runs before `point`).
     `program` / `read_back`: a rule file that includes relax.dl and asks more of it
     (relax_inplace.dl), and the relations to read back from it.
@@ -343,7 +345,8 @@ def analyze_relax(
     t0 = time.perf_counter()
     extraction = extract_relax(at, load_relax_effects(*effect_sources(op_effects)), entries,
                                load_tir_effects(*effect_sources(tir_effects)), param_modes,
-                               frozenset(point_passes(point)) if after is None else after)
+                               frozenset(point_passes(point)) if after is None else after,
+                               once)
     timings["facts"] = time.perf_counter() - t0
     verdicts = pipeline.run(program, extraction.facts, engine=engine, read_back=set(read_back),
                             keep_files=keep_files, timings=timings)

@@ -42,13 +42,16 @@ def _version() -> str:
 
 
 def _ci_options(args: argparse.Namespace, mod: Any) -> dict[str, object]:
-    """The analysis options plus the entry parameters declared mutable state (checked against
-    the module before anything runs)."""
-    from extractor.relax_facts import check_param_modes
+    """The analysis options plus the entry parameters declared mutable state and the entry
+    functions declared to run once (checked against the module before anything runs)."""
+    from extractor.relax_facts import check_once, check_param_modes
 
     modes = {pair: "mutable" for pair in parse_params(args.mutable, "--mutable")}
     check_param_modes(mod, modes)
-    return {**_options(args), **({"param_modes": modes} if modes else {})}
+    once = frozenset(n for n in args.once.split(",") if n)
+    check_once(mod, once)
+    return {**_options(args), **({"param_modes": modes} if modes else {}),
+            **({"once": once} if once else {})}
 
 
 def _report(args: argparse.Namespace, findings: list, notes: list[str], as_json: dict,

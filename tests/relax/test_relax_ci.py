@@ -58,6 +58,17 @@ def test_mutable_names_a_real_parameter(capsys) -> None:
     assert status == 2 and "FUNC:PARAM" in err
 
 
+def test_once_declares_an_initializer_whose_constant_writes_no_later_call_sees(capsys):
+    once = CI / "init_once.py"
+    pure = "purity-asserted"  # (a call_tir that writes its input, as every point warns)
+    assert kinds(capsys, once, "--module", "Once") == (1, {"inplace-const", pure})
+    assert kinds(capsys, once, "--module", "Once", "--once", "main") == (0, {pure})
+    assert kinds(capsys, once, "--module", "ReadAfter", "--once", "main") == \
+        (1, {"inplace-const", "inplace-live", pure})  # read again after the write
+    status, _, err = run(capsys, "check", once, "--module", "Once", "--once", "init")
+    assert status == 2 and "@init is not an entry function" in err and "@main" in err
+
+
 def test_one_word_writes_would_blame_another_argument() -> None:
     """`writes` means the last argument: the key, not the cache; the signature says which."""
     table = {"mypipe.kv_append": "writes"}

@@ -141,6 +141,28 @@ DEAD_READ = {"params": [{"name": "x1", "shape": [3, 2]}], "dataflow": True, "stm
 DEAD_ADD = {"var": "v3", "op": "binop", "args": ["v1", "v1"], "attr": {"fn": "add"}}
 
 
+def _held(index: int) -> dict:
+    """DEAD_READ with the view held in a tuple beside x1, and field `index` projected out."""
+    return {"stmts": [*DEAD_READ["stmts"], {"var": "v4", "op": "tuple", "args": ["x1", "v3"],
+                                            "attr": {}},
+                      {"var": "v5", "op": "get", "args": ["v4"], "attr": {"index": index}}],
+            "outputs": ["v2", "v5"]}
+
+
+def _passed(reads: str) -> dict:
+    """DEAD_READ with the view given to a closure (capturing x1) whose function reads `reads`."""
+    c1 = {"name": "c1", "kind": "closure", "params": [{"name": "p6", "shape": [6]},
+                                                      {"name": "p7", "shape": [3, 2]}],
+          "dataflow": False, "ncap": 1, "outputs": ["v8"],
+          "stmts": [{"var": "v8", "op": "scalar", "args": [reads.replace("x1", "p7")],
+                     "attr": {"fn": "add", "k": 1.0}}]}
+    return {"stmts": [*DEAD_READ["stmts"],
+                      {"var": "v4", "op": "closure", "args": ["x1"],
+                       "attr": {"fn": "c1", "inner": False}},
+                      {"var": "v5", "op": "invoke", "args": ["v4", "v3"], "attr": {}}],
+            "outputs": ["v2", "v5"], "functions": [c1]}
+
+
 WRITER_PUTS_BACK = {"params": [{"name": "x1", "shape": [6]}], "dataflow": True, "stmts": [
     {"var": "v0", "op": "call_tir", "args": ["x1"], "attr": {"kernel": "add_one", "plain": False}},
     {"var": "v1", "op": "packed", "args": ["x1", "v0"], "attr": {"fn": "writer"}},
@@ -163,6 +185,10 @@ def test_a_write_only_a_packed_functions_values_make_harmless_is_class_b():
     ({"outputs": ["v2", "v3"]}, "caught"),  # the view returned: its read of v1 is seen
     ({"dataflow": False}, "caught"),  # outside a dataflow block a copying kernel runs and reads
     ({"stmts": [*DEAD_READ["stmts"][:2], DEAD_ADD]}, "caught"),  # a dead add still runs
+    (_held(0), "clean"),  # held in a tuple whose other field alone is used: still dead
+    (_held(1), "caught"),  # its own field projected and returned: read
+    (_passed("x1"), "clean"),  # given to a closure whose function never mentions it
+    (_passed("p6"), "caught"),  # ... or reads it
 ])
 def test_a_dead_binding_reads_unless_the_vm_computes_nothing_for_it(change: dict, status: str):
     """A read of a written tensor counts wherever TVM's VM makes it, used or not; only a copy
@@ -188,6 +214,30 @@ def test_a_constant_written_in_place_matters_once_something_loads_it(fn: str, st
     stmts = [dict(s) for s in CONST_WRITE["stmts"]]
     stmts[1]["attr"] = {"fn": fn, "k": 0.0 if fn == "multiply" else 1.0}
     assert judge({**CONST_WRITE, "stmts": stmts}, "inplace", 1).status == status
+
+
+def _folded_dirty(read_first: bool) -> dict:
+    """A constant c that `dirty` (out = c + 1, then c = 0) is given: FoldConstant runs it once,
+    at compile time; with read_first, `c + x0`, bound before it, reads c at run time."""
+    const = {"var": "v1", "op": "const", "args": [],
+             "attr": {"shape": [6], "values": [-3.0, 1.0, -1.0, 2.0, 0.5, -1.0]}}
+    dirty = {"var": "v2", "op": "call_tir", "args": ["v1"],
+             "attr": {"kernel": "dirty", "plain": False}}
+    read = {"var": "v3", "op": "binop", "args": ["v1", "x0"], "attr": {"fn": "add"}}
+    other = {"var": "v3", "op": "scalar", "args": ["x0"], "attr": {"fn": "add", "k": 1.0}}
+    return {"params": [{"name": "x0", "shape": [6]}], "dataflow": True,
+            "stmts": [const, read, dirty] if read_first else [const, dirty, other],
+            "outputs": ["v3"]}
+
+
+@pytest.mark.parametrize("read_first, status", [
+    (False, "clean"),  # nothing reads c after the one compile-time run: no next call of it
+    (True, "caught"),  # c + x0 runs at run time, after the fold zeroed c, though bound before
+])
+def test_a_kernel_folded_at_compile_time_runs_once(read_first: bool, status: str):
+    """What FoldConstant runs is checked as a module that runs once (`check --once main`),
+    its folded bindings first: a constant the fold wrote is stale only for later reads."""
+    assert judge(_folded_dirty(read_first), "fold", 1).status == status
 
 
 UNUSED_CAPTURE = {"params": [{"name": "x0", "shape": [6]}], "dataflow": False, "stmts": [

@@ -30,6 +30,7 @@ TIR_CALLS = DATA / "tir_packed_calls.py"
 LAZY = DATA / "lazy_params_get_set.py"
 ALIAS_PARAM = DATA / "inplace_through_param_alias.py"
 VIEW_OF_RETURNED = DATA / "inplace_into_a_view_of_a_returned_argument.py"
+HELPER = DATA / "helper_write_then_opaque_call.py"
 CASE06 = DATA.parent / "cases" / "case06_build_inplace_on_view.py"
 
 
@@ -231,3 +232,44 @@ def test_extraction_keeps_alias_bindings_off_the_parameter():
     ex = extract_relax(load_relax_module(ALIAS_PARAM))
     x = next(n for n, o in ex.ids.nodes.items() if getattr(o, "name", None) == "x")
     assert x not in ex.ids.node_binding  # `gv0 = x` does not make x a binding's value
+
+
+def test_a_helper_write_before_an_opaque_call_is_not_after_it():
+    """Issue 27: a write in a helper (or closure) whose every call runs before the opaque call
+    that is given its memory cannot change what the opaque call keeps; a call after it can."""
+    ns = runpy.run_path(str(HELPER))  # registers aliaslog.test.keep, which fills ns["KEPT"]
+    x = np.arange(4, dtype="float32")
+    for name, later in (("Before", False), ("Again", True)):
+        mod = ns[name]
+        ns["KEPT"].clear()
+        vm = relax.VirtualMachine(relax.build(mod, "llvm"), tvm.cpu())
+        out = vm["main"](tvm.runtime.tensor(x))
+        given = (out if name == "Before" else out[0]).numpy()
+        assert np.array_equal(given, 2 * x + 1)  # what the opaque call was given
+        kept = ns["KEPT"][0].numpy()  # ... and what it holds once main returned
+        assert np.array_equal(kept, 2 * x + 2 if later else 2 * x + 1)
+        assert ("inplace-live" in kinds(mod)) == later
+
+
+def test_a_helper_filling_new_memory_again_leaves_what_an_opaque_call_kept():
+    """Issue 27: lowered, each call of the helper allocates its own storage and fills it; the
+    second call's write cannot reach the first result, which the opaque call keeps alive."""
+    ns = runpy.run_path(str(HELPER))
+    x = np.arange(4, dtype="float32")
+    mod = ns["FreshTwice"]
+    vm = relax.VirtualMachine(relax.build(mod, "llvm"), tvm.cpu())
+    vm["main"](tvm.runtime.tensor(x))
+    assert np.array_equal(ns["KEPT"][0].numpy(), 2 * x)
+    assert check_module(mod, engine=EMBEDDED).checked == ["input", "legalized", "lowered"]
+    assert kinds(mod) == set()
+
+
+def test_an_opaque_call_in_a_helper_called_before_a_write_is_before_it():
+    """Issue 27: the helper holding the opaque call runs before the write and again after;
+    the first call's keep sees the write change what it holds."""
+    ns = runpy.run_path(str(HELPER))
+    x = np.arange(4, dtype="float32")
+    vm = relax.VirtualMachine(relax.build(ns["KeptTwice"], "llvm"), tvm.cpu())
+    vm["main"](tvm.runtime.tensor(x))
+    assert np.array_equal(ns["KEPT"][0].numpy(), 2 * x + 1)  # given 2x, changed under it
+    assert "inplace-live" in kinds(ns["KeptTwice"])

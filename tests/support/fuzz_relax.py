@@ -235,13 +235,28 @@ def _as_given(mod: Any, changed: list[tuple[Any, np.ndarray]]) -> Any:
 def _ran(given: Any, after: Any, folded: set[str]) -> Any:
     """The module given to FoldConstant without the bindings of main the pass neither ran at
     compile time (folded) nor left in its result: it drops unused ones it deems pure (a
-    `call_inplace_packed` too), so no read of theirs ever happens."""
+    `call_inplace_packed` too), so no read of theirs ever happens. In each block the folded
+    bindings come first: they ran once, at compile time, before any call of the rest (which
+    is why `check` is told main runs once: `_findings`)."""
+    import tvm
+    from tvm import relax
+
     from aliaslog.relax.rebind import rebind
 
-    left = {b.var.name for blk in after["main"].body.blocks for b in blk.bindings}
+    left = {b.var.name: b.value for blk in after["main"].body.blocks for b in blk.bindings}
     dropped = {b: None for blk in given["main"].body.blocks for b in blk.bindings
                if b.var.name not in left and b.var.name not in folded}
-    return rebind(given, dropped) if dropped else given
+    mod = rebind(given, dropped) if dropped else given
+    fn = mod["main"]
+    ran = {n for n in folded  # (what it left a call runs on the VM: `_folded_writes` guesses)
+           if n not in left or isinstance(left[n], tvm.ir.GenericConst)}
+    blocks = [type(blk)([*(b for b in blk.bindings if b.var.name in ran),
+                         *(b for b in blk.bindings if b.var.name not in ran)])
+              for blk in fn.body.blocks]
+    out = mod.clone()
+    out[mod.get_global_var("main")] = relax.Function(
+        fn.params, relax.SeqExpr(blocks, fn.body.body), fn.ret_ty, fn.is_pure, fn.attrs, fn.span)
+    return relax.transform.Normalize()(out)
 
 
 def _live(mod: Any) -> Any:
@@ -402,11 +417,12 @@ def _judge_modules(checked: Judged, spec: dict[str, Any], seed: int,
 def _findings(checked: Judged, tables: list[Path]) -> list[Any]:
     from aliaslog.relax import check_module
 
-    def found(m: Any) -> list[Any]:
-        return check_module(m, engine=EMBEDDED, op_effects=[str(t) for t in tables]).violations
+    def found(m: Any, once: frozenset[str] = frozenset()) -> list[Any]:
+        return check_module(m, engine=EMBEDDED, op_effects=[str(t) for t in tables],
+                            once=once).violations
 
     return [*(v for m in checked.run for v in found(m)),
-            *(v for m, writers in checked.compile_time for v in found(m)
+            *(v for m, writers in checked.compile_time for v in found(m, frozenset({"main"}))
               if not writers or (v.point == "input" and v.site is not None
                                  and v.site.name in writers))]
 
