@@ -20,8 +20,10 @@ from tests.support.fuzz_relax import (  # noqa: E402
     FAILURES,
     REGRESSIONS,
     VARIANTS,
+    _folded_writes,
     _run_jobs,
     judge,
+    load,
     save_regression,
     shrink,
 )
@@ -228,6 +230,17 @@ def _folded_dirty(read_first: bool) -> dict:
     return {"params": [{"name": "x0", "shape": [6]}], "dataflow": True,
             "stmts": [const, read, dirty] if read_first else [const, dirty, other],
             "outputs": ["v3"]}
+
+
+def test_what_fold_constant_folds_includes_ops_with_attribute_arguments():
+    """strided_slice of a constant has shape and prim-value arguments too: FoldConstant folds
+    it, before the folded `dirty` zeroes the constant, and the module judged as the pass ran
+    it keeps it (it was dropped as never run: the module was not well-formed)."""
+    spec = _folded_dirty(False)
+    spec["stmts"].insert(1, {"var": "v4", "op": "slice", "args": ["v1"], "attr": {}})
+    spec["outputs"] = ["v3", "v4"]
+    assert "v4" in _folded_writes(load(rm.render(spec)))[0]
+    assert judge(spec, "fold", 1).status == "clean"
 
 
 @pytest.mark.parametrize("read_first, status", [

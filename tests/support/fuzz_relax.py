@@ -248,8 +248,16 @@ def _ran(given: Any, after: Any, folded: set[str]) -> Any:
                if b.var.name not in left and b.var.name not in folded}
     mod = rebind(given, dropped) if dropped else given
     fn = mod["main"]
-    ran = {n for n in folded  # (what it left a call runs on the VM: `_folded_writes` guesses)
-           if n not in left or isinstance(left[n], tvm.ir.GenericConst)}
+    bound = {b.var.name for blk in fn.body.blocks for b in blk.bindings}
+    ran: set[str] = set()  # (what it left a call runs on the VM: `_folded_writes` guesses;
+    # and one that uses a binding not run at compile time cannot have run then)
+    for blk in fn.body.blocks:
+        for b in blk.bindings:
+            n = b.var.name
+            if n in folded and (n not in left or isinstance(left[n], tvm.ir.GenericConst)) \
+                    and all(v.name in ran for v in relax.analysis.free_vars(b.value)
+                            if v.name in bound):
+                ran.add(n)
     blocks = [type(blk)([*(b for b in blk.bindings if b.var.name in ran),
                          *(b for b in blk.bindings if b.var.name not in ran)])
               for blk in fn.body.blocks]
@@ -328,11 +336,11 @@ def _folded_writes(mod: Any) -> tuple[set[str], set[str]]:
     folded: set[str] = set()  # variables FoldConstant makes constants
     writers: set[str] = set()
 
-    def constant(e: Any) -> bool:
+    def constant(e: Any) -> bool:  # (and shapes, prim values, strings, dtypes: attributes)
         if isinstance(e, relax.Tuple):
             return all(constant(f) for f in e.fields)
-        return isinstance(e, tvm.ir.GenericConst) or (isinstance(e, relax.Var)
-                                                      and e.name in folded)
+        return isinstance(e, tvm.ir.Constant | relax.ShapeExpr) or (isinstance(e, relax.Var)
+                                                                    and e.name in folded)
 
     for blk in mod["main"].body.blocks:
         for b in blk.bindings:
