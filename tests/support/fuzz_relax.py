@@ -324,10 +324,11 @@ def _constant_values(mod: Any) -> list[tuple[Any, np.ndarray]]:
 
 
 def _folded_writes(mod: Any) -> tuple[set[str], set[str]]:
-    """The variables of mod's main FoldConstant makes constants (a call_tir whose arguments
-    are computed from constants alone: it runs its kernel at compile time), and those of them
-    whose kernel stores into an argument. FoldConstant folds call_tir alone (fold_constant.cc):
-    a call_tir_inplace stays, and runs on the VM."""
+    """The variables of mod's main FoldConstant may make constants (a call_tir or an operator
+    whose tensor arguments are computed from constants alone: it runs its kernel at compile
+    time), and those of them whose kernel stores into an argument. A call_tir_inplace stays,
+    and runs on the VM (fold_constant.cc); so may an operator it does not fold (a flatten):
+    `_ran` asks the pass's result which ran."""
     import tvm
     from tvm import relax
 
