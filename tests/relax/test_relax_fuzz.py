@@ -253,6 +253,38 @@ def test_a_kernel_folded_at_compile_time_runs_once(read_first: bool, status: str
     assert judge(_folded_dirty(read_first), "fold", 1).status == status
 
 
+PUT_BACK_CAPTURE = {  # seed 2900569, shrunk: c3 puts its capture back (0 + 0, NaN + NaN)
+    "params": [{"name": "x1", "shape": [2, 3]}, {"name": "x2", "shape": [1, 6]}],
+    "dataflow": True, "stmts": [
+        {"var": "v1", "op": "binop", "args": ["x1", "x1"], "attr": {"fn": "subtract"}},
+        {"var": "v9", "op": "closure", "args": ["v1"], "attr": {"fn": "c3", "inner": False}},
+        {"var": "v10", "op": "invoke", "args": ["v9", "x2"], "attr": {}}],
+    "outputs": ["v1"],
+    "functions": [{"name": "c3", "kind": "closure", "ncap": 1, "dataflow": False, "params": [
+        {"name": "p4", "shape": [1, 6]}, {"name": "p5", "shape": [2, 3]}], "stmts": [
+        {"var": "v6", "op": "inplace", "args": ["p5", "p5"],
+         "attr": {"kernel": "addto", "plain": True}},
+        {"var": "v7", "op": "call_tir", "args": ["p5"], "attr": {"kernel": "add_one",
+                                                                 "plain": False}},
+        {"var": "v8", "op": "call_tir", "args": ["v7"], "attr": {"kernel": "dirty",
+                                                                 "plain": False}}],
+        "outputs": ["v6"]}]}
+
+
+@pytest.mark.parametrize("capture, status", [
+    ("subtract", "clean"),  # x - x: the closure's in-place add puts it back; its other write
+    # is into memory of its own, which changes nothing the caller holds
+    ("add", "caught"),  # x + x: the add doubles the capture the caller returns
+])
+def test_a_call_that_only_puts_back_what_the_caller_holds_changes_none_of_it(capture: str,
+                                                                             status: str):
+    """A call is judged per object: one whose writes into the caller's memory are all
+    put-backs leaves it as it was, though the function writes memory of its own too."""
+    stmts = [dict(s) for s in PUT_BACK_CAPTURE["stmts"]]
+    stmts[0] = {**stmts[0], "attr": {"fn": capture}}
+    assert judge({**PUT_BACK_CAPTURE, "stmts": stmts}, "as-written", 2900569).status == status
+
+
 UNUSED_CAPTURE = {"params": [{"name": "x0", "shape": [6]}], "dataflow": False, "stmts": [
     {"var": "v1", "op": "scalar", "args": ["x0"], "attr": {"fn": "add", "k": 2.0}},
     {"var": "v2", "op": "closure", "args": ["v1"], "attr": {"fn": "c1", "inner": False}},
