@@ -226,6 +226,23 @@ def test_an_opaque_call_false_alarm_is_class_b():
     assert (verdict.status, verdict.alarm) == ("false-alarm", "b"), verdict
 
 
+def test_an_opaque_call_alarm_left_with_a_true_overlap_is_class_b():
+    """Seed 2900685, shrunk: opaque, mystery_ip may keep v5, whose storage the planner gives
+    the split's second output (storage-reuse); described (it returns v5), what is left is the
+    split's output overlapping its input, which the VM does give it: true, class (u)."""
+    helper = {"name": "h2", "kind": "helper", "dataflow": False, "outputs": ["v10"],
+              "params": [_p("p3", [3, 2]), _p("p4", [3, 2])], "stmts": [
+                  _s("v5", "call_tir", ["p4"], kernel="scale2", plain=False),
+                  _s("v6", "inplace_packed", ["v5"], fn="mystery_ip"),
+                  _s("v8", "split", ["v6"], axis=1, sections=2),
+                  _s("v10", "get", ["v8"], index=0)]}
+    spec = {"params": [_p("x1", [3, 2])], "dataflow": True, "outputs": ["v11"],
+            "stmts": [_s("v11", "call", ["x1", "x1"], fn="h2")], "functions": [helper]}
+    verdict = judge(spec, "dce", 2900685)
+    assert (verdict.status, verdict.alarm, verdict.errors) == (
+        "false-alarm", "b", ["storage-reuse", "write-overlap"]), verdict
+
+
 # ------------------------------------------------------------------------------ generator
 
 NEW_SHAPES = {"closure:local", "closure:make_closure", "invoke", "invoke:by-name", "call",
