@@ -285,6 +285,39 @@ def test_a_call_that_only_puts_back_what_the_caller_holds_changes_none_of_it(cap
     assert judge({**PUT_BACK_CAPTURE, "stmts": stmts}, "as-written", 2900569).status == status
 
 
+def _two_put_backs(capture: str, view: bool) -> dict:
+    """Seed 2900662, shrunk: FoldConstant makes `v6 - v6` a constant, which a closure (adding a
+    copy of its capture to it) and then main (adding it to itself) write in place."""
+    c9 = [{"var": "v14", "op": "inplace", "args": ["p11", "v12" if view else "p11"],
+           "attr": {"kernel": "addto", "plain": False}}]
+    if view:
+        c9.insert(0, {"var": "v12", "op": "reshape", "args": ["p11"], "attr": {"shape": [6]}})
+    return {"params": [{"name": "x0", "shape": [3, 2]}], "dataflow": True, "stmts": [
+        {"var": "v6", "op": "const", "args": [],
+         "attr": {"shape": [6], "values": [-2.0, 2.0, -2.0, 3.0, -1.0, 3.0]}},
+        {"var": "v8", "op": "binop", "args": ["v6", "v6"], "attr": {"fn": capture}},
+        {"var": "v15", "op": "closure", "args": ["v8"], "attr": {"fn": "c9", "inner": False}},
+        {"var": "v16", "op": "invoke", "args": ["v15", "v6"], "attr": {}},
+        {"var": "v17", "op": "inplace", "args": ["v8", "v8"],
+         "attr": {"kernel": "addto", "plain": False}},
+        {"var": "v18", "op": "tuple", "args": ["v17", "v6", "v17"], "attr": {}}],
+        "outputs": ["v16", "v18"],
+        "functions": [{"name": "c9", "kind": "closure", "ncap": 1, "dataflow": False,
+                       "params": [{"name": "p10", "shape": [6]}, {"name": "p11", "shape": [6]}],
+                       "stmts": c9, "outputs": ["v14"]}]}
+
+
+@pytest.mark.parametrize("capture, view, status", [
+    ("subtract", False, "clean"),  # zeros: each write puts back what the other left
+    ("subtract", True, "clean"),  # ... adding a copy of the constant, which nothing changes
+    ("add", False, "caught"),  # 2 v6: the first write doubles it, the next call sees that
+])
+def test_a_constant_only_ever_put_back_keeps_its_bytes(capture: str, view: bool, status: str):
+    """Put-backs into one constant by two writers: neither is the other's excuse alone, but
+    every write storing what the constant holds, loading nothing a write changes, keeps it."""
+    assert judge(_two_put_backs(capture, view), "fold", 2900662).status == status
+
+
 UNUSED_CAPTURE = {"params": [{"name": "x0", "shape": [6]}], "dataflow": False, "stmts": [
     {"var": "v1", "op": "scalar", "args": ["x0"], "attr": {"fn": "add", "k": 2.0}},
     {"var": "v2", "op": "closure", "args": ["v1"], "attr": {"fn": "c1", "inner": False}},
