@@ -318,6 +318,38 @@ def test_a_constant_only_ever_put_back_keeps_its_bytes(capture: str, view: bool,
     assert judge(_two_put_backs(capture, view), "fold", 2900662).status == status
 
 
+def _put_back_then_helper(capture: str) -> dict:
+    """Seed 2900988, shrunk: a closure's `dirty` zeroes its capture v2, then a helper adds v2
+    to itself in place; each is a put-back when v2 is zeros, and the helper runs after."""
+    return {"params": [{"name": "x0", "shape": [6]}], "dataflow": True, "stmts": [
+        {"var": "v1", "op": "const", "args": [],
+         "attr": {"shape": [3, 2], "values": [2.0, -3.0, -1.0, 1.0, 1.0, -2.0]}},
+        {"var": "v2", "op": "binop", "args": ["v1", "v1"], "attr": {"fn": capture}},
+        {"var": "v8", "op": "closure", "args": ["v2"], "attr": {"fn": "c3", "inner": False}},
+        {"var": "v10", "op": "invoke", "args": ["v8", "x0"], "attr": {}},
+        {"var": "v16", "op": "call", "args": ["v2"], "attr": {"fn": "h11"}}],
+        "outputs": ["v16"],
+        "functions": [
+            {"name": "c3", "kind": "closure", "ncap": 1, "dataflow": True, "outputs": ["v7"],
+             "params": [{"name": "p4", "shape": [6]}, {"name": "p5", "shape": [3, 2]}],
+             "stmts": [{"var": "v7", "op": "call_tir", "args": ["p5"],
+                        "attr": {"kernel": "dirty", "plain": False}}]},
+            {"name": "h11", "kind": "helper", "dataflow": False, "outputs": ["p12"],
+             "params": [{"name": "p12", "shape": [3, 2]}],
+             "stmts": [{"var": "v14", "op": "inplace", "args": ["p12", "p12"],
+                        "attr": {"kernel": "addto", "plain": False}}]}]}
+
+
+@pytest.mark.parametrize("capture, status", [
+    ("subtract", "clean"),  # zeros: the closure's write and the helper's, after it, put back
+    ("add", "caught"),  # 2 v1: the closure zeroes it, and the helper reads zeros
+])
+def test_a_put_back_in_a_function_called_later_is_after_it(capture: str, status: str):
+    """A put-back's inputs are changed by a write in a function every call of which runs
+    after it (claim_order): no change it could have seen."""
+    assert judge(_put_back_then_helper(capture), "as-written", 2900988).status == status
+
+
 UNUSED_CAPTURE = {"params": [{"name": "x0", "shape": [6]}], "dataflow": False, "stmts": [
     {"var": "v1", "op": "scalar", "args": ["x0"], "attr": {"fn": "add", "k": 2.0}},
     {"var": "v2", "op": "closure", "args": ["v1"], "attr": {"fn": "c1", "inner": False}},
