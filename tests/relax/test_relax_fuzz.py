@@ -360,6 +360,41 @@ def test_a_kernel_putting_back_a_constant_while_filling_its_output_changes_no_co
     assert judge(spec, "fold", 2900988).status == "clean"
 
 
+def _two_captures(use_p5: str) -> dict:
+    """Seed 3000066, shrunk: a closure capturing v2 and x1 reads x1; v2, written in place
+    before the invocation, it only names (`ident`) or, with use_p5 "copy", reads."""
+    return {"params": [{"name": "x1", "shape": [1, 6]}, {"name": "x2", "shape": [2, 3]}],
+            "dataflow": True, "stmts": [
+                {"var": "v2", "op": "call_tir", "args": ["x2"],
+                 "attr": {"kernel": "add_one", "plain": False}},
+                {"var": "v10", "op": "closure", "args": ["v2", "x1"],
+                 "attr": {"fn": "c3", "inner": False}},
+                {"var": "v12", "op": "inplace", "args": ["v2"],
+                 "attr": {"kernel": "inc", "plain": False}},
+                {"var": "v22", "op": "invoke", "args": ["v10", "v12"], "attr": {}}],
+            "outputs": ["v12", "v22"],
+            "functions": [{"name": "c3", "kind": "closure", "ncap": 2, "dataflow": True,
+                           "params": [{"name": "p4", "shape": [2, 3]},
+                                      {"name": "p5", "shape": [2, 3]},
+                                      {"name": "p6", "shape": [1, 6]}],
+                           "stmts": [{"var": "v8", "op": "packed", "args": ["p5"],
+                                      "attr": {"fn": use_p5}},
+                                     {"var": "v9", "op": "binop", "args": ["p6", "p6"],
+                                      "attr": {"fn": "subtract"}}],
+                           "outputs": ["v9"]}]}
+
+
+@pytest.mark.parametrize("use_p5, status", [
+    ("ident", "clean"),  # the clobbered capture is only named: invoking reads x1 alone
+    ("copy", "caught"),  # copied: the invocation reads the clobbered capture
+])
+def test_invoking_a_closure_reads_only_the_captures_its_function_touches(use_p5: str,
+                                                                          status: str):
+    """Capture by capture: a closure whose function reads one capture and only names another
+    reads nothing of the second when invoked (capture_read)."""
+    assert judge(_two_captures(use_p5), "as-written", 3000066).status == status
+
+
 UNUSED_CAPTURE = {"params": [{"name": "x0", "shape": [6]}], "dataflow": False, "stmts": [
     {"var": "v1", "op": "scalar", "args": ["x0"], "attr": {"fn": "add", "k": 2.0}},
     {"var": "v2", "op": "closure", "args": ["v1"], "attr": {"fn": "c1", "inner": False}},
