@@ -395,6 +395,22 @@ def test_invoking_a_closure_reads_only_the_captures_its_function_touches(use_p5:
     assert judge(_two_captures(use_p5), "as-written", 3000066).status == status
 
 
+def test_a_write_into_a_constant_shows_in_an_equal_constant_returned_after_it():
+    """Seed 3000381: FoldConstant makes v4 = 2 v0 and v6 = v4[:] two equal constants, which
+    the VM keeps as one tensor; `writer` then writes v4's, and v6 returned after it shows the
+    write. A constant literal after a write is its own value (not the write's result, as a
+    lowered in-place kernel's argument is)."""
+    spec = {"params": [{"name": "x1", "shape": [1, 6]}], "dataflow": True, "stmts": [
+        {"var": "v0", "op": "const", "args": [],
+         "attr": {"shape": [1, 6], "values": [1.0, 0.0, -2.0, 2.0, -3.0, 1.0]}},
+        {"var": "v4", "op": "call_tir", "args": ["v0"],
+         "attr": {"kernel": "scale2", "plain": False}},
+        {"var": "v5", "op": "packed", "args": ["v0", "v4"], "attr": {"fn": "writer"}},
+        {"var": "v6", "op": "slice", "args": ["v4"], "attr": {}}],
+        "outputs": ["v5", "v6"]}
+    assert judge(spec, "fold", 3000381).status == "caught"
+
+
 UNUSED_CAPTURE = {"params": [{"name": "x0", "shape": [6]}], "dataflow": False, "stmts": [
     {"var": "v1", "op": "scalar", "args": ["x0"], "attr": {"fn": "add", "k": 2.0}},
     {"var": "v2", "op": "closure", "args": ["v1"], "attr": {"fn": "c1", "inner": False}},
