@@ -471,3 +471,36 @@ def test_a_kernel_that_puts_back_what_it_loads_writes_nothing(k: float, status: 
     loaded from that very element is no write (kernel_access._puts_back)."""
     stmts = [*PUT_BACK["stmts"][:2], {**PUT_BACK["stmts"][2], "attr": {"fn": "add", "k": k}}]
     assert judge({**PUT_BACK, "stmts": stmts}, "inplace", 1).status == status
+
+
+def _overlapping_writer(use_result: bool, returns: str) -> dict:
+    """Seed 3000734, shrunk: a closure gives `writer` one tensor as source and destination;
+    the closure returns `returns`, which main reads only when use_result."""
+    return {"params": [{"name": "x1", "shape": [1, 6]}], "dataflow": True, "stmts": [
+        {"var": "v8", "op": "closure", "args": ["x1"], "attr": {"fn": "c1", "inner": False}},
+        {"var": "v9", "op": "invoke", "args": ["v8", "x1"], "attr": {}},
+        {"var": "v10", "op": "call_tir", "args": ["x1"],
+         "attr": {"kernel": "scale2", "plain": False}}],
+        "outputs": ["v10", "v9"] if use_result else ["v10"],
+        "functions": [{"name": "c1", "kind": "closure", "ncap": 1, "dataflow": False,
+                       "params": [{"name": "p2", "shape": [1, 6]},
+                                  {"name": "p3", "shape": [1, 6]}],
+                       "stmts": [{"var": "v5", "op": "call_tir", "args": ["p3"],
+                                  "attr": {"kernel": "scale2", "plain": False}},
+                                 {"var": "v7", "op": "packed", "args": ["v5", "v5"],
+                                  "attr": {"fn": "writer"}}],
+                       "outputs": [returns]}]}
+
+
+@pytest.mark.parametrize("use_result, returns, status", [
+    (False, "v7", "clean"),  # nothing reads what the overlapped call computed
+    (True, "v7", "caught"),  # main returns its result, computed from the written source
+    (True, "v5", "caught"),  # main returns the destination it wrote
+])
+def test_an_overlapped_packed_call_matters_only_where_its_work_is_read(use_result: bool,
+                                                                      returns: str,
+                                                                      status: str):
+    """`write-overlap` needs a read of the call's result, or of the memory it writes, after it;
+    a closure's result is read only where an invocation's variable is live."""
+    spec = _overlapping_writer(use_result, returns)
+    assert judge(spec, "as-written", 3000734).status == status
