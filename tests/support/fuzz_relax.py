@@ -68,6 +68,7 @@ import numpy as np
 from . import paths
 from . import randmod_relax as rm
 from .options import EMBEDDED
+from .own_spec import own_spec
 from .regressions import RELAX_TEST, reproduce_command, spec_hash
 from .relax_oracle import OracleError, noalias_overlaps, observe
 
@@ -95,6 +96,9 @@ VARIANTS: dict[str, tuple[str, ...]] = {  # relax.transform passes, in order
 # kernels do: findings at the input point whose write is a call the pass runs. (A run-time
 # hazard of that module is the built module's to show, if the pass kept it.)
 COMPILE_TIME = frozenset({"FoldConstant"})
+# what a packed function that writes memory stores more than it says, to see a hazard its
+# values hid: a finite offset (a put-back by coincidence), and inf (a NaN it may make)
+SKEWS = (0.5, float("inf"))
 
 
 @dataclass
@@ -103,6 +107,8 @@ class Verdict:
 
     # missed / caught / false-alarm / clean; broken (VerifiedInplace made a hazard the
     # module before it did not have); pass-failed / build-failed / tvm-crashed (TVM's);
+    # pass-changed (a TVM pass changed what the module computes, and the module it made
+    # agrees with its own value semantics: own_spec);
     # internal (aliaslog's exception or crash), unloadable (the generator's TVMScript),
     # oracle (a VM run the oracle could not follow)
     status: str
@@ -156,7 +162,7 @@ def judge(spec: dict[str, Any], variant: str, seed: int,
     import tvm_ffi
     from tvm import relax
 
-    from extractor.relax_load import has_local_function
+    from extractor.relax_load import has_local_function, well_formed
 
     rm.register_packed()
     try:
@@ -178,6 +184,8 @@ def judge(spec: dict[str, Any], variant: str, seed: int,
             given = mod
             with tvm.target.Target("llvm"), contextlib.redirect_stderr(io.StringIO()):
                 mod = getattr(relax.transform, name)()(mod)
+            if not well_formed(mod):  # TVM's pass broke it (3100222: CSE, a local closure)
+                return Verdict("pass-failed", detail=f"{name} made an ill-formed module")
             folded, writers = _folded_writes(given) if name in COMPILE_TIME else (set(), set())
             changed = [(c, v) for c, v in before if not np.array_equal(c.numpy(), v)]
             if writers or changed:  # a kernel it ran wrote memory: judge what it was given
@@ -414,6 +422,12 @@ def _judge_modules(checked: Judged, spec: dict[str, Any], seed: int,
             return Verdict("oracle", hazard, errors, warnings, _first_line(exc))
         if was is None:
             return Verdict("broken", hazard, errors, warnings, "VerifiedInplace made it")
+    if hazard is not None and not errors:
+        own = own_spec(spec, checked.run[-1])  # a pass that only dropped and renamed
+        if own is not None and observe(checked.run[-1], own, seed) is None:
+            return Verdict("pass-changed", hazard, errors, warnings,
+                           "the pass changed what the module computes; the module it made "
+                           "runs as its own value semantics say")
     if hazard is not None:
         return Verdict("caught" if errors else "missed", hazard, errors, warnings)
     if not errors:
@@ -442,8 +456,9 @@ def alarm_class(checked: Judged, spec: dict[str, Any], seed: int, found: list[An
     analysis feared), or when every error is about a write a packed function makes (or a call
     of a function that may make one) and the VM shows the hazard once those functions store
     other values than they do, with the same effects (only the values a packed function
-    computes, which no effect table says, hid it; an error elsewhere about memory such a
-    write's error names is about bytes of unknown value too); "u" when every error is a
+    computes, which no effect table says, hid it: SKEWS; an error elsewhere about memory such
+    a write's error names, or memory computed from such a write's values, is about bytes of
+    unknown value too); "u" when every error is a
     `write-overlap` of a kernel the VM does give memory overlapping an argument it stores into
     (the finding is true: the kernel's noalias promise is broken, what it reads is undefined,
     only this build happened to read the values value semantics gives); "b" too when what is
@@ -459,11 +474,35 @@ def alarm_class(checked: Judged, spec: dict[str, Any], seed: int, found: list[An
             return "b"
     sites = _packed_write_sites(spec)
     written = {v.obj for v in errors if v.site is not None and v.site.name in sites}
-    if not sites or any((v.site is None or v.site.name not in sites)
-                        and v.obj not in written for v in errors):
+    fed = _fed_by(spec, sites)
+    if not sites or any((v.site is None or v.site.name not in sites) and v.obj not in written
+                        and _obj_name(v.obj) not in fed for v in errors):
         return "a"
-    with rm.skewed(0.5):
-        return "b" if observe(checked.run[-1], spec, seed) is not None else "a"
+    for value in SKEWS:
+        with rm.skewed(value):
+            if observe(checked.run[-1], spec, seed) is not None:
+                return "b"
+    return "a"
+
+
+def _obj_name(obj: Any) -> str | None:
+    """The variable a finding's memory names ("`v5` in @main (...)")."""
+    m = re.match(r"`([^`]+)`", str(obj or ""))
+    return m.group(1) if m else None
+
+
+def _fed_by(spec: dict[str, Any], sites: set[str]) -> set[str]:
+    """The variables of `sites`, those a packed function of theirs writes (in place, or the
+    destination `writer` fills), and those computed, through any chain of statements, from
+    them: bytes of values a packed function chose (`v4 - v4` of its result)."""
+    stmts = _all_stmts(spec)
+    fed = set(sites) | {a for s in stmts if s["var"] in sites
+                        for a in (s["args"][-1:] if s["op"] == "packed" else _written(s))}
+    while True:
+        more = {s["var"] for s in stmts if s["var"] not in fed and fed & set(s["args"])}
+        if not more:
+            return fed
+        fed |= more
 
 
 def _true_overlaps(checked: Judged, spec: dict[str, Any], seed: int, errors: list[Any]) -> bool:
