@@ -102,6 +102,9 @@ class Param:
     cls: int | None = None  # equal values: the same class (None: a destination, or unknown)
     elements: Elements | None = None
     data: np.ndarray | None = None
+    # each element a function of the same element of class `of[0]` (`2 * x` beside x): what
+    # it holds follows the value picked for that class
+    of: tuple[int, Callable[[np.generic], np.generic]] | None = None
 
 
 Run = Callable[[list[np.ndarray]], list[np.ndarray]]  # run the kernel: every parameter after
@@ -171,19 +174,20 @@ def _known(k: int, forms: StoreForms, params: list[Param]) -> bool:
     for i in forms.loaded.get(k, set()):
         if i != k and i in forms.written:
             return False
-        if params[i].elements is None and params[i].data is None:
+        if params[i].elements is None and params[i].data is None and params[i].of is None:
             return False
     return True
 
 
 def _puts_back(k: int, forms: StoreForms, params: list[Param]) -> bool:
     """k, updated in place, is the only parameter written, by one elementwise store that meets
-    each element once and loads only values equal to k's own there, or constants: the run
-    shows what each element gets."""
+    each element once and loads only values equal to k's own there, functions of them, or
+    constants: the run shows what each element gets."""
     if set(forms.written) != {k} or forms.written[k] != "same" or k not in forms.once:
         return False
     cls = params[k].cls
     return cls is not None and all(params[i].cls == cls or params[i].data is not None
+                                   or (params[i].of is not None and params[i].of[0] == cls)
                                    for i in forms.loaded[k])
 
 
@@ -192,6 +196,9 @@ def _inputs(params: list[Param], pick: dict[int, np.generic], fill: int) -> list
     for p in params:
         if p.cls is not None and p.cls in pick:
             out.append(np.full(p.shape, pick[p.cls], p.dtype))
+        elif p.of is not None and p.of[0] in pick:
+            with np.errstate(all="ignore"):
+                out.append(np.full(p.shape, p.of[1](pick[p.of[0]]), p.dtype))
         elif p.data is not None:
             out.append(np.array(p.data, dtype=p.dtype).reshape(p.shape))
         else:

@@ -13,6 +13,7 @@ made) is the rules' question, so `puts_back` is only a candidate (relax_checks.d
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -108,6 +109,9 @@ class ValueNumbers:
         self.allocated: set[Any] = set()  # variables bound to a fresh allocation
         self.refilled: list[Any] = []  # the last bind's arguments that held a value, filled
         self.leaves: dict[Term | None, int] = {}  # terms numbered for canonical trees
+        # a term each element of which is a function of the same element of another's (`2 * x`
+        # of x, to x's shape): that term and the function
+        self.derived: dict[Term, tuple[Term, Callable[[np.generic], np.generic]]] = {}
 
     def term(self, e: Any) -> Term:
         """The term of an argument: a bound variable's, a constant's bytes, a tuple's fields;
@@ -220,6 +224,9 @@ class ValueNumbers:
                 "relax.call_", "relax.memory.", "relax.builtin.", "relax.vm."))
                 and name != "relax.memory.view"):  # (a view is its input's bytes)
             return ("node", c), []
+        same = unit_operand(c)
+        if same is not None:  # `x * 1`, `x - 0`, `x + -0`: x, bit for bit
+            return self.term(args[same]), []
         terms = [self.term(a) for a in args]
         known = self._fold(c, name, terms)
         if known is not None:
@@ -229,7 +236,35 @@ class ValueNumbers:
         got = self._op_elements(c, name, terms)
         if got is not None:
             self.sets[term] = got
+        scalar = scalar_operand(c)
+        if scalar is not None:
+            self._derive(term, terms[scalar[0]], scalar[1])
         return term, []
+
+    def _derive(self, t: Term, base: Term, fn: Callable[[np.generic], np.generic]) -> None:
+        """Record t as fn of base's elements."""
+        if t != base:
+            self.derived[t] = (base, fn)
+
+    def _root(self, t: Term, bases: set[Term]) -> tuple[Term, Callable[..., Any]] | None:
+        """The furthest term of `bases` t is a function of, through other such terms, and the
+        function (one root for every term of a chain, so they are picked together)."""
+        fns, best, cur = [], None, t
+        while cur in self.derived and len(fns) < len(self.derived):
+            cur, fn = self.derived[cur]
+            fns.append(fn)
+            if cur in bases:
+                best = (cur, len(fns))
+        if best is None:
+            return None
+        chain = fns[:best[1]]
+
+        def value(v: np.generic) -> np.generic:
+            for fn in reversed(chain):
+                v = fn(v)
+            return v
+
+        return best[0], value
 
     def _op_elements(self, c: relax.Call, name: str, terms: list[Term]) -> Elements | None:
         """What an operator's elements may hold: its input's, for one that only moves them;
@@ -385,7 +420,17 @@ class ValueNumbers:
         if expr is None or types is None or k >= len(types) or \
                 any(i >= len(terms) or terms[i] is None for i in forms.loaded[k]):
             return None
-        return ("elementwise", *types[k], _canonical(expr, lambda i: self._leaf(terms[i])))
+        tree = _canonical(expr, lambda i: self._leaf(terms[i]))
+        same = [i for i in forms.loaded[k] if tree == ("leaf", self._leaf(terms[i]))
+                and types[i] == types[k]]
+        if same:  # what it loads, unchanged (`x * 1`): that very value
+            return terms[same[0]]
+        term = ("elementwise", *types[k], tree)
+        loads = {terms[i] for i in forms.loaded[k]}
+        if len(loads) == 1 and all(types[i] == types[k] for i in forms.loaded[k]) and \
+                _castless(tree):
+            self._derive(term, next(iter(loads)), lambda v: _evaluate(tree, v))
+        return term
 
     def _leaf(self, t: Term | None) -> int:
         """A number for a term, the same for equal terms (so canonical trees sort alike)."""
@@ -473,10 +518,17 @@ class ValueNumbers:
             return {}, set()
         classes: dict[Term, int] = {}
         params = []
+        loaded = set().union(*forms.loaded.values()) if forms.loaded else set()
+        bases = {terms[i] for i in loaded if terms[i] is not None}
         for (dtype, shape), t in zip(types, terms, strict=True):
             data = _array(t) if t is not None else None
             if data is not None and data.size != int(np.prod(shape)):
                 return {}, set()
+            root = self._root(t, bases) if t is not None and data is None else None
+            if root is not None and self.elements(root[0]) is not None:  # follows its pick
+                params.append(Param(dtype, shape, None, self.elements(t), None,
+                                    (classes.setdefault(root[0], len(classes)), root[1])))
+                continue
             params.append(Param(dtype, shape,
                                 classes.setdefault(t, len(classes)) if t is not None else None,
                                 self.elements(t) if t is not None else None, data))
@@ -545,8 +597,9 @@ def _same_type(a: Any, b: Any) -> bool:
 
 
 def _canonical(e: Expr, leaf: Callable[[int], int]) -> Expr:
-    """An elementwise tree with loads numbered by leaf, commutative operands in one order and
-    doubling in one form: rewrites exact in IEEE arithmetic (NaN compared as NaN)."""
+    """An elementwise tree with loads numbered by leaf, commutative operands in one order,
+    doubling in one form and `x * 1`, `x - 0`, `x + -0` as x: rewrites exact in IEEE
+    arithmetic (NaN compared as NaN)."""
     if e[0] == "load":
         return ("leaf", leaf(e[1]))
     if e[0] == "const":
@@ -554,12 +607,58 @@ def _canonical(e: Expr, leaf: Callable[[int], int]) -> Expr:
     if e[0] == "cast":
         return ("cast", e[1], _canonical(e[2], leaf))
     op, dtype, a, b = e[0], e[1], _canonical(e[2], leaf), _canonical(e[3], leaf)
+    if op == "mul" and ("const", dtype, 1.0) in (a, b):  # x * 1 is x, NaN and -0 too
+        return b if a == ("const", dtype, 1.0) else a
+    if op == "sub" and _zero(b, 1.0):  # x - (+0) is x
+        return a
+    if op == "add" and (_zero(a, -1.0) or _zero(b, -1.0)):  # x + (-0) is x
+        return b if _zero(a, -1.0) else a
     two = ("const", dtype, 2.0)
     if (op == "add" and a == b) or (op == "mul" and two in (a, b)):
         return ("double", dtype, b if a == two else a)
     if op in ("add", "mul"):
         a, b = sorted((a, b), key=repr)
     return (op, dtype, a, b)
+
+
+def scalar_operand(c: relax.Call) -> tuple[int, Callable[[np.generic], np.generic]] | None:
+    """An elementwise operator of a variable and a one-element constant, to the variable's own
+    shape and dtype: the variable's position, and each element's value as a function of the
+    variable's (numpy computes it as the legalized kernel does)."""
+    name = str(c.op.name) if isinstance(c.op, tvm.ir.Op) else ""
+    if name not in NUMPY_OPS or len(c.args) != 2:
+        return None
+    fn = NUMPY_OPS[name]
+    for i, a in enumerate(c.args):
+        x = c.args[1 - i]
+        if isinstance(a, tvm.ir.GenericConst) and a.value.numpy().size == 1 and \
+                _same_type(x, c) and str(a.value.numpy().dtype) == str(_tensor_type(c.ty)[0]):
+            k = a.value.numpy().reshape(-1)[0]
+            return 1 - i, (lambda v, k=k: fn(v, k)) if i == 1 else (lambda v, k=k: fn(k, v))
+    return None
+
+
+def _castless(e: Expr) -> bool:
+    """No cast in the tree (numpy's float to int casts of NaN or inf are no kernel's)."""
+    return e[0] != "cast" and all(_castless(x) for x in e[2:] if isinstance(x, tuple))
+
+
+def _evaluate(e: Expr, v: np.generic) -> np.generic:
+    """A castless canonical tree of one leaf on the element v, in the tree's dtypes."""
+    if e[0] == "leaf":
+        return v
+    if e[0] == "const":
+        return np.dtype(e[1]).type(e[2])
+    with np.errstate(all="ignore"):
+        if e[0] == "double":
+            return _evaluate(e[2], v) * np.dtype(e[1]).type(2)
+        ops = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
+        return ops[e[0]](_evaluate(e[2], v), _evaluate(e[3], v))
+
+
+def _zero(e: Expr, sign: float) -> bool:
+    """e is the constant zero of this sign (x + 0 is no x: -0 + 0 is +0)."""
+    return e[0] == "const" and e[2] == 0.0 and math.copysign(1.0, e[2]) == sign
 
 
 def static_int(e: Any) -> int | None:
@@ -592,6 +691,30 @@ class _Struct:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _Struct) and self.h == other.h and bool(
             tvm_ffi.structural_equal(self.e, other.e))
+
+
+UNITS = {"relax.multiply": (1.0, None), "relax.add": (0.0, True), "relax.subtract": (0.0, False)}
+
+
+def unit_operand(c: relax.Call) -> int | None:
+    """The operand an elementwise operator returns as it is, bit for bit, the other being a
+    constant of its identity: `x * 1`, `x - (+0)`, `x + (-0)` (not `x + 0`: -0 + 0 is +0),
+    to x's own shape and dtype."""
+    name = str(c.op.name) if isinstance(c.op, tvm.ir.Op) else ""
+    if name not in UNITS or len(c.args) != 2:
+        return None
+    unit, negative = UNITS[name]
+    for i, a in enumerate(c.args):
+        x = c.args[1 - i]
+        if i == 0 and name == "relax.subtract":
+            continue  # 0 - x is no x
+        if not isinstance(a, tvm.ir.GenericConst) or not _same_type(x, c):
+            continue
+        v = a.value.numpy()
+        if v.size and np.all(v == unit) and (negative is None
+                                             or bool(np.all(np.signbit(v) == negative))):
+            return 1 - i
+    return None
 
 
 def zero_product(c: relax.Call) -> int | None:

@@ -504,3 +504,330 @@ def test_an_overlapped_packed_call_matters_only_where_its_work_is_read(use_resul
     a closure's result is read only where an invocation's variable is live."""
     spec = _overlapping_writer(use_result, returns)
     assert judge(spec, "as-written", 3000734).status == status
+
+
+def _first_of(fields: list[str]) -> dict:
+    """Seed 3100514, shrunk: helper h14 doubles its argument v8 in place and returns it (v19);
+    `first` returns field 0 of a tuple literal of `fields`."""
+    return {"params": [{"name": "x2", "shape": [3, 2]}], "dataflow": False, "stmts": [
+        {"var": "v2", "op": "view_off", "args": ["x2"], "attr": {"shape": [3], "offset": 0}},
+        {"var": "v7", "op": "split", "args": ["v2"], "attr": {"axis": 0, "sections": 3}},
+        {"var": "v8", "op": "get", "args": ["v7"], "attr": {"index": 0}},
+        {"var": "v19", "op": "call", "args": ["v2", "v8"], "attr": {"fn": "h14"}},
+        {"var": "v25", "op": "tuple", "args": fields, "attr": {}},
+        {"var": "v26", "op": "packed", "args": ["v25"], "attr": {"fn": "first"}}],
+        "outputs": ["v26"],
+        "functions": [{"name": "h14", "kind": "helper", "dataflow": True,
+                       "params": [{"name": "p15", "shape": [3]}, {"name": "p16", "shape": [1]}],
+                       "stmts": [{"var": "v18", "op": "inplace_packed", "args": ["p16", "p16"],
+                                  "attr": {"fn": "acc_ip"}}],
+                       "outputs": ["v18"]}]}
+
+
+@pytest.mark.parametrize("fields, status", [
+    (["v19", "v8"], "clean"),  # `first` returns v19, the helper's result: the new value
+    (["v8", "v19"], "caught"),  # it returns v8, the name the helper's write clobbered
+])
+def test_a_result_shape_into_a_tuple_literal_names_the_variable_it_holds(fields: list[str],
+                                                                         status: str):
+    """`result=0.0` of a tuple literal names the variable at field 0, as a projection does."""
+    assert judge(_first_of(fields), "as-written", 3100514).status == status
+
+
+def _two_tensors_one_storage(fill_first: bool) -> dict:
+    """Seed 3100129, shrunk: v1 and v2 at the same bytes of storage v0; `sum2` fills v2 and
+    `dirty` fills v1, in either order; v9 is a view of v1 made after both, read by `scale2`."""
+    fill_v2 = {"var": "v5", "op": "dps", "args": ["x2", "x2", "v2"], "attr": {"kernel": "sum2"}}
+    fill_v1 = {"var": "v8", "op": "dps", "args": ["v7", "v1"], "attr": {"kernel": "dirty"}}
+    return {"params": [{"name": "x2", "shape": [1, 6]}], "dataflow": False, "lowered": True,
+            "stmts": [
+                {"var": "v0", "op": "storage", "args": [], "attr": {"size": 48}},
+                {"var": "v1", "op": "alloc", "args": ["v0"],
+                 "attr": {"offset": 24, "shape": [1, 6]}},
+                {"var": "v2", "op": "alloc", "args": ["v0"],
+                 "attr": {"offset": 24, "shape": [1, 6]}},
+                {"var": "v3", "op": "storage", "args": [], "attr": {"size": 72}},
+                {"var": "v7", "op": "call_tir", "args": ["x2"],
+                 "attr": {"kernel": "add_one", "plain": False}},
+                *([fill_v1, fill_v2] if fill_first else [fill_v2, fill_v1]),
+                {"var": "v9", "op": "view_off", "args": ["v1"],
+                 "attr": {"shape": [2, 3], "offset": 0}},
+                {"var": "v13", "op": "alloc", "args": ["v3"],
+                 "attr": {"offset": 24, "shape": [2, 3]}},
+                {"var": "v17", "op": "dps", "args": ["v9", "v13"],
+                 "attr": {"kernel": "scale2"}}],
+            "outputs": ["v13"]}
+
+
+@pytest.mark.parametrize("fill_first, status", [
+    (False, "clean"),  # v1 held nothing when sum2 wrote its bytes: v9 sees dirty's values
+    (True, "caught"),  # v1 was filled first: sum2 clobbers it, and v9 reads the clobbered bytes
+])
+def test_a_view_made_later_of_a_tensor_empty_at_the_write_names_what_fills_it(fill_first: bool,
+                                                                               status: str):
+    """A name older than a write whose memory held nothing yet there (an allocation nothing
+    had filled) makes no view made after the write stale."""
+    assert judge(_two_tensors_one_storage(fill_first), "as-written", 3100129).status == status
+
+
+def _refilled_view(refill: bool) -> dict:
+    """v4, a view of the filled v1, shares its bytes with v2, which `sum2` fills; `copy` then
+    stores every element of v4 again (or not); v9 is a view of v4 made after, read by scale2."""
+    return {"params": [{"name": "x2", "shape": [1, 6]}], "dataflow": False, "lowered": True,
+            "stmts": [
+                {"var": "v0", "op": "storage", "args": [], "attr": {"size": 48}},
+                {"var": "v1", "op": "alloc", "args": ["v0"],
+                 "attr": {"offset": 24, "shape": [1, 6]}},
+                {"var": "v2", "op": "alloc", "args": ["v0"],
+                 "attr": {"offset": 24, "shape": [1, 6]}},
+                {"var": "v3", "op": "dps", "args": ["x2", "v1"], "attr": {"kernel": "add_one"}},
+                {"var": "v4", "op": "view_off", "args": ["v1"],
+                 "attr": {"shape": [1, 6], "offset": 0}},
+                {"var": "v5", "op": "dps", "args": ["x2", "x2", "v2"], "attr": {"kernel": "sum2"}},
+                *([{"var": "v6", "op": "dps", "args": ["x2", "v4"], "attr": {"kernel": "copy"}}]
+                  if refill else []),
+                {"var": "v9", "op": "view_off", "args": ["v4"],
+                 "attr": {"shape": [2, 3], "offset": 0}},
+                {"var": "v10", "op": "storage", "args": [], "attr": {"size": 24}},
+                {"var": "v13", "op": "alloc", "args": ["v10"],
+                 "attr": {"offset": 0, "shape": [2, 3]}},
+                {"var": "v17", "op": "dps", "args": ["v9", "v13"],
+                 "attr": {"kernel": "scale2"}}],
+            "outputs": ["v13"]}
+
+
+@pytest.mark.parametrize("refill, status", [
+    (True, "clean"),  # copy stored every element of v4 after sum2: v9 sees copy's values
+    (False, "caught"),  # v9 reads v1's bytes, which sum2 clobbered
+])
+def test_a_view_made_after_a_kernel_refilled_its_source_names_what_it_stored(refill: bool,
+                                                                             status: str):
+    """A name older than a write that a kernel then fills again, every element, names what the
+    kernel stored: a view made of it after that is no stale name."""
+    assert judge(_refilled_view(refill), "as-written", 3100129).status == status
+
+
+MERGED_COPIES = {"params": [{"name": "x0", "shape": [6]}], "dataflow": False, "lowered": True,
+                 "stmts": [
+                     {"var": "v0", "op": "storage", "args": [], "attr": {"size": 48}},
+                     {"var": "v3", "op": "alloc", "args": ["v0"],
+                      "attr": {"offset": 24, "shape": [6]}},
+                     {"var": "v5", "op": "dps", "args": ["x0", "v3"],
+                      "attr": {"kernel": "add_one"}},
+                     {"var": "v11", "op": "zero_off", "args": ["v3"], "attr": {}},
+                     {"var": "v15", "op": "zero_off", "args": ["v3"], "attr": {}},
+                     {"var": "v16", "op": "dps", "args": ["x0", "v15"],
+                      "attr": {"kernel": "copy"}}],
+                 "outputs": ["v11"]}
+
+
+@pytest.mark.parametrize("variant, status", [
+    ("as-written", "clean"),  # two copies of v3 (at byte 24): `copy` fills v15's, not v11's
+    ("cse", "pass-changed"),  # CSE makes v15 v11: the module it made returns x0, as it says
+])
+def test_a_pass_that_changes_what_a_module_computes_is_no_miss_of_check(variant: str,
+                                                                         status: str):
+    """Seed 3100091, shrunk: EliminateCommonSubexpr merges two `ensure_zero_offset` copies of
+    which a kernel then fills one. The module it makes agrees with its own value semantics
+    (own_spec): no read there differs, and `check` has nothing to find; TVM's pass changed
+    the result."""
+    assert judge(MERGED_COPIES, variant, 3100091).status == status
+
+
+def test_own_spec_reads_a_renaming_pass_back_and_nothing_else():
+    """CSE's output is the spec with v15 gone and its use renamed; the module as written is no
+    rewrite (None), and neither is one whose statements a pass replaced by constants."""
+    import tvm
+    from tvm import relax
+
+    from tests.support.own_spec import own_spec
+
+    rm.register_packed()
+    mod = load(rm.render(MERGED_COPIES))
+    assert own_spec(MERGED_COPIES, mod) is None
+    with tvm.target.Target("llvm"):
+        own = own_spec(MERGED_COPIES, relax.transform.EliminateCommonSubexpr()(mod))
+    assert own is not None
+    assert [s["var"] for s in own["stmts"]] == ["v0", "v3", "v5", "v11", "v16"]
+    assert own["stmts"][-1]["args"] == ["x0", "v11"]
+
+
+def _zeroed_twice(k: float) -> dict:
+    """Seed 3100647, shrunk: `dirty` zeroes v0 = x0 * k (and fills its own output), twice;
+    v8, a view of v0 made between the calls, is returned."""
+    dirty = {"op": "call_tir", "args": ["v0"], "attr": {"kernel": "dirty", "plain": False}}
+    return {"params": [{"name": "x0", "shape": [1, 6]}], "dataflow": True, "stmts": [
+        {"var": "v0", "op": "scalar", "args": ["x0"], "attr": {"fn": "multiply", "k": k}},
+        {"var": "v7", **dirty},
+        {"var": "v8", "op": "view_off", "args": ["v0"], "attr": {"shape": [1, 6], "offset": 0}},
+        {"var": "v10", **dirty}],
+        "outputs": ["v8"]}
+
+
+@pytest.mark.parametrize("k, status", [
+    (0.0, "clean"),  # v0 is zeros: each call puts back what it holds, while filling its output
+    (1.0, "caught"),  # the first call zeroes x0's copy, which v8 returns
+])
+def test_a_kernel_that_put_back_its_input_is_no_change_of_it_for_a_later_one(k: float,
+                                                                            status: str):
+    """A write that puts back one argument while filling another is excused for that
+    argument (excused_on) when a later put-back asks whether its memory kept its value."""
+    assert judge(_zeroed_twice(k), "as-written", 3100647).status == status
+
+
+def _writer_on_capture(k: float, invocations: int) -> dict:
+    """Seed 3100246, shrunk: closure c6 gives `writer` its capture v0 as source and
+    destination and returns its result times k; main invokes it `invocations` times."""
+    calls = [{"var": f"v1{3 + n}", "op": "invoke", "args": ["v12", "v2"], "attr": {}}
+             for n in range(invocations)]
+    return {"params": [{"name": "x1", "shape": [1, 6]}], "dataflow": True, "stmts": [
+        {"var": "v0", "op": "scalar", "args": ["x1"], "attr": {"fn": "multiply", "k": 2.0}},
+        {"var": "v2", "op": "const", "args": [],
+         "attr": {"shape": [1, 6], "values": [-1.0, -2.0, -2.0, -3.0, -3.0, -3.0]}},
+        {"var": "v12", "op": "closure", "args": ["v0"], "attr": {"fn": "c6", "inner": False}},
+        *calls],
+        "outputs": [calls[-1]["var"]],
+        "functions": [{"name": "c6", "kind": "closure", "ncap": 1, "dataflow": False,
+                       "params": [{"name": "p7", "shape": [1, 6]},
+                                  {"name": "p8", "shape": [1, 6]}],
+                       "stmts": [{"var": "v9", "op": "packed", "args": ["p8", "p8"],
+                                  "attr": {"fn": "writer"}},
+                                 {"var": "v10", "op": "scalar", "args": ["v9"],
+                                  "attr": {"fn": "multiply", "k": k}}],
+                       "outputs": ["v10"]}]}
+
+
+@pytest.mark.parametrize("k, invocations, status", [
+    (0.0, 1, "clean"),  # `v9 * 0` loads nothing of v9, and the capture is not read after
+    (1.0, 1, "caught"),  # the result, computed from the written source, is returned
+    (0.0, 2, "caught"),  # the second invocation reads the capture the first one wrote
+])
+def test_an_overlapped_call_in_a_closure_is_seen_by_a_later_invocation(k: float,
+                                                                       invocations: int,
+                                                                       status: str):
+    """The invocation that runs a write reads its captures before it; a later one reads what
+    the write left (call_seen: first_call_of)."""
+    assert judge(_writer_on_capture(k, invocations), "as-written", 3100246).status == status
+
+
+def _local_function_of(k: float) -> dict:
+    """Seed 3100457, shrunk: local function v22 computes its free variable v11 times k; v11
+    is incremented in place before v22 is invoked."""
+    return {"params": [{"name": "x2", "shape": [1, 6]}], "dataflow": False, "stmts": [
+        {"var": "v2", "op": "const", "args": [],
+         "attr": {"shape": [6], "values": [-3.0, -3.0, 2.0, -1.0, 1.0, -3.0]}},
+        {"var": "v11", "op": "packed", "args": ["v2"], "attr": {"fn": "copy"}},
+        {"var": "v22", "op": "closure", "args": ["v11"], "attr": {"fn": "c16", "inner": True}},
+        {"var": "v23", "op": "inplace_packed", "args": ["v11"], "attr": {"fn": "inc_ip"}},
+        {"var": "v24", "op": "invoke", "args": ["v22", "v23"], "attr": {}}],
+        "outputs": ["v24"],
+        "functions": [{"name": "c16", "kind": "closure", "ncap": 1, "dataflow": True,
+                       "params": [{"name": "p17", "shape": [6]}, {"name": "p18", "shape": [6]}],
+                       "stmts": [{"var": "v19", "op": "scalar", "args": ["p18"],
+                                  "attr": {"fn": "multiply", "k": k}}],
+                       "outputs": ["v19"]}]}
+
+
+@pytest.mark.parametrize("k, status", [
+    (0.0, "clean"),  # `v11 * 0` loads nothing of v11: invoking v22 reads none of it
+    (1.0, "caught"),  # v22 reads v11, incremented in place before the invocation
+])
+def test_invoking_a_local_function_reads_the_free_variables_its_body_touches(k: float,
+                                                                            status: str):
+    """A local function's invocation reads only what the free variables its body touches
+    hold (free_touched), as a closure's reads only its touched captures."""
+    assert judge(_local_function_of(k), "as-written", 3100457).status == status
+
+
+def _added_to_a_multiple(first: str, k: float) -> dict:
+    """Seed 3100827, shrunk: v9 = x2 `first` x2; `addto` adds v19 = v9 * k into v9 in place."""
+    return {"params": [{"name": "x2", "shape": [2, 3]}], "dataflow": True, "stmts": [
+        {"var": "v9", "op": "binop", "args": ["x2", "x2"], "attr": {"fn": first}},
+        {"var": "v19", "op": "scalar", "args": ["v9"], "attr": {"fn": "multiply", "k": k}},
+        {"var": "v20", "op": "inplace", "args": ["v9", "v19"],
+         "attr": {"kernel": "addto", "plain": True}}],
+        "outputs": ["v9"]}
+
+
+@pytest.mark.parametrize("first, k, status", [
+    ("subtract", 1.0, "clean"),  # v9 is 0 or NaN, and v9 * 1 is v9: v9 + v9 keeps each
+    ("subtract", 2.0, "clean"),  # v9 + 2 v9, element by element, keeps 0 and NaN too
+    ("add", 2.0, "caught"),  # v9 = 2 x2 becomes 6 x2, and v9 is returned
+])
+def test_an_operand_that_is_a_function_of_the_written_one_moves_with_it(first: str, k: float,
+                                                                        status: str):
+    """`x * 1` is x; an operand each element of which is a function of the same element of
+    another (`v9 * 2`) takes the value picked for that one when a kernel is run on the values
+    its elements may hold, so `v9 += 2 v9` is seen to keep the 0 and NaN of `x - x`."""
+    assert judge(_added_to_a_multiple(first, k), "as-written", 3100827).status == status
+
+
+def _writer_on_a_closure_result(split: str) -> dict:
+    """Seed 3100957, shrunk: `writer` gets v8, a closure's copy of x0, as source and
+    destination; helper h10 splits its parameter `split` and returns a part."""
+    return {"params": [{"name": "x0", "shape": [1, 6]}], "dataflow": True, "stmts": [
+        {"var": "v7", "op": "closure", "args": ["x0"], "attr": {"fn": "c1", "inner": False}},
+        {"var": "v8", "op": "invoke", "args": ["v7", "x0"], "attr": {}},
+        {"var": "v9", "op": "packed", "args": ["v8", "v8"], "attr": {"fn": "writer"}},
+        {"var": "v16", "op": "call", "args": ["v9", "x0"], "attr": {"fn": "h10"}}],
+        "outputs": ["v16"],
+        "functions": [
+            {"name": "c1", "kind": "closure", "ncap": 1, "dataflow": False,
+             "params": [{"name": "p2", "shape": [1, 6]}, {"name": "p3", "shape": [1, 6]}],
+             "stmts": [{"var": "v6", "op": "packed", "args": ["p3"], "attr": {"fn": "copy"}}],
+             "outputs": ["v6"]},
+            {"name": "h10", "kind": "helper", "dataflow": True,
+             "params": [{"name": "p11", "shape": [1, 6]}, {"name": "p12", "shape": [1, 6]}],
+             "stmts": [{"var": "v14", "op": "split", "args": [split],
+                        "attr": {"axis": 1, "sections": 2}},
+                       {"var": "v15", "op": "get", "args": ["v14"], "attr": {"index": 1}}],
+             "outputs": ["v15"]}]}
+
+
+@pytest.mark.parametrize("split, status", [
+    ("p12", "clean"),  # h10 never reads the overlapped call's result; the closure ran before
+    ("p11", "caught"),  # h10 returns part of that result
+])
+def test_a_read_in_a_function_that_ran_before_an_overlapped_call_does_not_see_it(split: str,
+                                                                                  status: str):
+    """The closure returning v8 reads it (its result) before `writer` writes it: a read in
+    a function every run of which is before the call is no read of what the call computed."""
+    assert judge(_writer_on_a_closure_result(split), "as-written", 3100957).status == status
+
+
+def _three_put_backs(first: str) -> dict:
+    """Seed 3100827 again, shrunk: DataflowUseInplaceCalls writes `v9 * 2` into v9, then `v18
+    * v18` (dead) into v18, after `addto` added v18 to itself in place: three writes into one
+    tensor, each of which puts back the 0 and NaN of `x2 - x2`."""
+    return {"params": [{"name": "x2", "shape": [2, 3]}], "dataflow": True, "stmts": [
+        {"var": "v9", "op": "binop", "args": ["x2", "x2"], "attr": {"fn": first}},
+        {"var": "v18", "op": "scalar", "args": ["v9"], "attr": {"fn": "multiply", "k": 2.0}},
+        {"var": "v20", "op": "inplace", "args": ["v18", "v18"],
+         "attr": {"kernel": "addto", "plain": True}},
+        {"var": "v21", "op": "binop", "args": ["v18", "v18"], "attr": {"fn": "multiply"}}],
+        "outputs": ["v20"]}
+
+
+@pytest.mark.parametrize("first, status", [
+    ("subtract", "clean"),  # 0 and NaN: each of the three writes puts back what v9 held
+    ("add", "caught"),  # 2 x2: `v18 * v18` overwrites v20, the returned sum
+])
+def test_a_put_back_after_two_put_backs_is_judged_as_the_first(first: str, status: str):
+    """The put-back judgement runs three times: the third write of a chain of put-backs into
+    one tensor is excused what the first two did."""
+    assert judge(_three_put_backs(first), "inplace", 3100827).status == status
+
+
+def test_an_alarm_about_values_computed_from_a_packed_write_is_class_b():
+    """Seed 3100647, shrunk: `mystery_ip` (opaque; it adds 2 in place) writes v4, and `dirty`
+    zeroes v5 = v4 - v4, which is returned. Only a packed function storing inf there (NaN in
+    v5) shows the hazard the analysis fears: class (b), a value no effect table says."""
+    spec = {"params": [{"name": "x0", "shape": [1, 6]}], "dataflow": True, "stmts": [
+        {"var": "v0", "op": "scalar", "args": ["x0"], "attr": {"fn": "multiply", "k": 0.0}},
+        {"var": "v4", "op": "inplace_packed", "args": ["v0"], "attr": {"fn": "mystery_ip"}},
+        {"var": "v5", "op": "binop", "args": ["v4", "v4"], "attr": {"fn": "subtract"}},
+        {"var": "v10", "op": "call_tir", "args": ["v5"],
+         "attr": {"kernel": "dirty", "plain": False}}],
+        "outputs": ["v5", "v10"]}
+    verdict = judge(spec, "as-written", 3100647)
+    assert (verdict.status, verdict.alarm) == ("false-alarm", "b")
