@@ -534,6 +534,20 @@ def test_a_result_shape_into_a_tuple_literal_names_the_variable_it_holds(fields:
     assert judge(_first_of(fields), "as-written", 3100514).status == status
 
 
+# v1 and v2: tensors at the same bytes of storage v0
+SAME_BYTES = [{"var": "v0", "op": "storage", "args": [], "attr": {"size": 48}},
+              *({"var": v, "op": "alloc", "args": ["v0"], "attr": {"offset": 24, "shape": [1, 6]}}
+                for v in ("v1", "v2"))]
+
+
+def _viewed_and_scaled(src: str, storage: str, offset: int) -> list[dict]:
+    """v9, a (2, 3) view of src, read by `scale2` into v13, allocated in storage at offset."""
+    return [{"var": "v9", "op": "view_off", "args": [src], "attr": {"shape": [2, 3], "offset": 0}},
+            {"var": "v13", "op": "alloc", "args": [storage],
+             "attr": {"offset": offset, "shape": [2, 3]}},
+            {"var": "v17", "op": "dps", "args": ["v9", "v13"], "attr": {"kernel": "scale2"}}]
+
+
 def _two_tensors_one_storage(fill_first: bool) -> dict:
     """Seed 3100129, shrunk: v1 and v2 at the same bytes of storage v0; `sum2` fills v2 and
     `dirty` fills v1, in either order; v9 is a view of v1 made after both, read by `scale2`."""
@@ -541,21 +555,12 @@ def _two_tensors_one_storage(fill_first: bool) -> dict:
     fill_v1 = {"var": "v8", "op": "dps", "args": ["v7", "v1"], "attr": {"kernel": "dirty"}}
     return {"params": [{"name": "x2", "shape": [1, 6]}], "dataflow": False, "lowered": True,
             "stmts": [
-                {"var": "v0", "op": "storage", "args": [], "attr": {"size": 48}},
-                {"var": "v1", "op": "alloc", "args": ["v0"],
-                 "attr": {"offset": 24, "shape": [1, 6]}},
-                {"var": "v2", "op": "alloc", "args": ["v0"],
-                 "attr": {"offset": 24, "shape": [1, 6]}},
+                *SAME_BYTES,
                 {"var": "v3", "op": "storage", "args": [], "attr": {"size": 72}},
                 {"var": "v7", "op": "call_tir", "args": ["x2"],
                  "attr": {"kernel": "add_one", "plain": False}},
                 *([fill_v1, fill_v2] if fill_first else [fill_v2, fill_v1]),
-                {"var": "v9", "op": "view_off", "args": ["v1"],
-                 "attr": {"shape": [2, 3], "offset": 0}},
-                {"var": "v13", "op": "alloc", "args": ["v3"],
-                 "attr": {"offset": 24, "shape": [2, 3]}},
-                {"var": "v17", "op": "dps", "args": ["v9", "v13"],
-                 "attr": {"kernel": "scale2"}}],
+                *_viewed_and_scaled("v1", "v3", 24)],
             "outputs": ["v13"]}
 
 
@@ -575,24 +580,15 @@ def _refilled_view(refill: bool) -> dict:
     stores every element of v4 again (or not); v9 is a view of v4 made after, read by scale2."""
     return {"params": [{"name": "x2", "shape": [1, 6]}], "dataflow": False, "lowered": True,
             "stmts": [
-                {"var": "v0", "op": "storage", "args": [], "attr": {"size": 48}},
-                {"var": "v1", "op": "alloc", "args": ["v0"],
-                 "attr": {"offset": 24, "shape": [1, 6]}},
-                {"var": "v2", "op": "alloc", "args": ["v0"],
-                 "attr": {"offset": 24, "shape": [1, 6]}},
+                *SAME_BYTES,
                 {"var": "v3", "op": "dps", "args": ["x2", "v1"], "attr": {"kernel": "add_one"}},
                 {"var": "v4", "op": "view_off", "args": ["v1"],
                  "attr": {"shape": [1, 6], "offset": 0}},
                 {"var": "v5", "op": "dps", "args": ["x2", "x2", "v2"], "attr": {"kernel": "sum2"}},
                 *([{"var": "v6", "op": "dps", "args": ["x2", "v4"], "attr": {"kernel": "copy"}}]
                   if refill else []),
-                {"var": "v9", "op": "view_off", "args": ["v4"],
-                 "attr": {"shape": [2, 3], "offset": 0}},
                 {"var": "v10", "op": "storage", "args": [], "attr": {"size": 24}},
-                {"var": "v13", "op": "alloc", "args": ["v10"],
-                 "attr": {"offset": 0, "shape": [2, 3]}},
-                {"var": "v17", "op": "dps", "args": ["v9", "v13"],
-                 "attr": {"kernel": "scale2"}}],
+                *_viewed_and_scaled("v4", "v10", 0)],
             "outputs": ["v13"]}
 
 
