@@ -137,9 +137,8 @@ def kernel_sets(run: Run, forms: StoreForms, params: list[Param],
                 kept.discard(k)
                 continue
             got[k].update(_key(v) for v in _distinct(out))
-            before = params[k]
-            if before.cls is None or not same_values(
-                    out, np.full(out.shape, pick.get(before.cls, np.nan), out.dtype)):
+            had = _held(params[k], pick)
+            if had is None or not same_values(out, np.full(out.shape, had, out.dtype)):
                 kept.discard(k)
     sets = {k: e for k, keys in got.items()
             if (e := of_values(_decode(keys, params[k].dtype), params[k].dtype)) is not None}
@@ -185,10 +184,24 @@ def _puts_back(k: int, forms: StoreForms, params: list[Param]) -> bool:
     constants: the run shows what each element gets."""
     if set(forms.written) != {k} or forms.written[k] != "same" or k not in forms.once:
         return False
-    cls = params[k].cls
-    return cls is not None and all(params[i].cls == cls or params[i].data is not None
-                                   or (params[i].of is not None and params[i].of[0] == cls)
+    cls = _class(params[k])
+    return cls is not None and all(_class(params[i]) == cls or params[i].data is not None
                                    for i in forms.loaded[k])
+
+
+def _class(p: Param) -> int | None:
+    """The class whose pick decides what p holds: its own, or the one it is a function of."""
+    return p.cls if p.cls is not None else p.of[0] if p.of is not None else None
+
+
+def _held(p: Param, pick: dict[int, np.generic]) -> np.generic | None:
+    """What every element of p holds in a run on `pick` (None: nothing known)."""
+    if p.cls is not None:
+        return pick.get(p.cls, np.nan)
+    if p.of is not None and p.of[0] in pick:
+        with np.errstate(all="ignore"):
+            return p.of[1](pick[p.of[0]])
+    return None
 
 
 def _inputs(params: list[Param], pick: dict[int, np.generic], fill: int) -> list[np.ndarray]:
@@ -197,8 +210,7 @@ def _inputs(params: list[Param], pick: dict[int, np.generic], fill: int) -> list
         if p.cls is not None and p.cls in pick:
             out.append(np.full(p.shape, pick[p.cls], p.dtype))
         elif p.of is not None and p.of[0] in pick:
-            with np.errstate(all="ignore"):
-                out.append(np.full(p.shape, p.of[1](pick[p.of[0]]), p.dtype))
+            out.append(np.full(p.shape, _held(p, pick), p.dtype))
         elif p.data is not None:
             out.append(np.array(p.data, dtype=p.dtype).reshape(p.shape))
         else:

@@ -827,3 +827,22 @@ def test_an_alarm_about_values_computed_from_a_packed_write_is_class_b():
         "outputs": ["v5", "v10"]}
     verdict = judge(spec, "as-written", 3100647)
     assert (verdict.status, verdict.alarm) == ("false-alarm", "b")
+
+
+@pytest.mark.parametrize("first, status", [
+    ("subtract", "clean"),  # v1 = 2 v0 and v0 are 0 or NaN together: v1 + v0 keeps v1
+    ("add", "caught"),  # v1 = 4 x2 becomes 6 x2, and the view v12 of v1 is returned
+])
+def test_a_written_tensor_that_is_a_function_of_the_other_operand_moves_with_it(first: str,
+                                                                               status: str):
+    """Seed 3200081, shrunk: `addto` adds v0 in place into v1 = scale2(v0); the written
+    operand, itself a function of v0's elements, follows the value picked for v0."""
+    spec = {"params": [{"name": "x2", "shape": [2, 3]}], "dataflow": True, "stmts": [
+        {"var": "v0", "op": "binop", "args": ["x2", "x2"], "attr": {"fn": first}},
+        {"var": "v1", "op": "call_tir", "args": ["v0"],
+         "attr": {"kernel": "scale2", "plain": False}},
+        {"var": "v10", "op": "inplace", "args": ["v1", "v0"],
+         "attr": {"kernel": "addto", "plain": False}},
+        {"var": "v12", "op": "view_off", "args": ["v1"], "attr": {"shape": [3], "offset": 12}}],
+        "outputs": ["v12"]}
+    assert judge(spec, "as-written", 3200081).status == status
