@@ -273,3 +273,17 @@ def test_an_opaque_call_in_a_helper_called_before_a_write_is_before_it():
     vm["main"](tvm.runtime.tensor(x))
     assert np.array_equal(ns["KEPT"][0].numpy(), 2 * x + 1)  # given 2x, changed under it
     assert "inplace-live" in kinds(ns["KeptTwice"])
+
+
+def test_a_recursive_run_fills_new_memory_that_no_earlier_run_gave_away():
+    """Issue 27: each run of `loop` gives its caller's tensor to an opaque function that keeps
+    it, then allocates and fills its own. The kept tensors hold what they were given; the
+    opaque call, before this run's allocation, was given another run's memory."""
+    ns = runpy.run_path(str(DATA / "recursive_alloc_kept.py"))
+    x = np.arange(4, dtype="float32")
+    vm = relax.VirtualMachine(relax.build(ns["Countdown"], "llvm"), tvm.cpu())
+    assert np.array_equal(vm["main"](tvm.runtime.tensor(x)).numpy(), 8 * x)
+    assert [int(t.numpy()) for t in ns["KEPT"]] == [3, 2, 1, 0]
+    result = check_module(ns["Countdown"], engine=EMBEDDED)
+    assert result.checked == ["input", "legalized", "lowered"]
+    assert kinds(ns["Countdown"]) == set()
